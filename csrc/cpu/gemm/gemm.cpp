@@ -1,22 +1,33 @@
-// Placeholder: a plain i-k-j loop so the core links; replaced by the blocked,
-// packed, vectorised ladder in this folder.
+// The library's matrix multiplication: the top of the ladder (v5, with the
+// AVX2 kernel when the CPU has it), plus the cases where packing cannot pay
+// for itself.
 #include "cpu/gemm/gemm.h"
+
+#include "cpu/gemm/common.h"
+#include "cpu/gemm/ladder.h"
 
 namespace aakaar::cpu {
 
 template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
           const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
-  for (int64_t i = 0; i < M; ++i) {
-    for (int64_t j = 0; j < N; ++j) {
-      T& c = C[i * rs_c + j * cs_c];
-      c = beta == T(0) ? T(0) : beta * c;
-    }
-    for (int64_t k = 0; k < K; ++k) {
-      const T a = alpha * A[i * rs_a + k * cs_a];
-      for (int64_t j = 0; j < N; ++j) C[i * rs_c + j * cs_c] += a * B[k * rs_b + j * cs_b];
-    }
+  using namespace gemm_ladder;
+  if (M <= 0 || N <= 0) return;
+  const GemmArgs<T> g{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c};
+  if (K <= 0 || alpha == T(0)) {  // BLAS semantics: A and B are not read
+    scale_c(M, N, beta, C, rs_c, cs_c);
+    return;
   }
+  // Tiny products, and a single row against a row-major B (a vector-matrix
+  // product, memory-bound): copying B into panels would cost as much as the
+  // arithmetic, so stream it once in v1's order instead.
+  const bool tiny = M * N * K < 4096;
+  const bool row_times_matrix = M == 1 && cs_b == 1 && cs_c == 1;
+  if (tiny || row_times_matrix) {
+    v1_loop_order(g);
+    return;
+  }
+  v5_threads(g);
 }
 
 template void gemm<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,

@@ -1,0 +1,70 @@
+// The ladder's registry, run-time CPU dispatch, and v4's driver (the loops of
+// packed.h around the AVX2 kernel; the kernel itself is in
+// v4_microkernel_avx2.cpp, the only file built with -mavx2 -mfma).
+#include "cpu/gemm/ladder.h"
+
+#include "cpu/gemm/microkernels.h"
+#include "cpu/gemm/packed.h"
+
+namespace aakaar::cpu::gemm_ladder {
+
+bool cpu_has_avx2_fma() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return has;
+#else
+  return false;
+#endif
+}
+
+namespace {
+MicroKernel<float> avx2_kernel(float*) { return &ukernel_avx2_f32_6x16; }
+MicroKernel<double> avx2_kernel(double*) { return &ukernel_avx2_f64_6x8; }
+}  // namespace
+
+template <typename T>
+MicroKernel<T> best_microkernel() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_avx2_fma()) return avx2_kernel(static_cast<T*>(nullptr));
+#endif
+  return &ukernel_portable<T>;
+}
+template MicroKernel<float> best_microkernel<float>();
+template MicroKernel<double> best_microkernel<double>();
+
+template <typename T>
+void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk) {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_avx2_fma()) {
+    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, avx2_kernel(static_cast<T*>(nullptr)), blk);
+    return;
+  }
+#endif
+  // Not reachable through run_version (versions() leaves v4 out on such a
+  // CPU); a direct caller still gets a correct result from the portable kernel.
+  packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, &ukernel_portable<T>, blk);
+}
+AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx2)
+
+std::vector<std::string> versions() {
+  std::vector<std::string> v = {"v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"};
+  if (cpu_has_avx2_fma()) v.push_back("v4_microkernel_avx2");
+  v.push_back("v5_threads");
+  return v;
+}
+
+template <typename T>
+bool run_version(const std::string& name, const GemmArgs<T>& g, Blocking blk) {
+  if (name == "v0_naive") v0_naive(g);
+  else if (name == "v1_loop_order") v1_loop_order(g);
+  else if (name == "v2_blocked") v2_blocked(g);
+  else if (name == "v3_packed") v3_packed(g, blk);
+  else if (name == "v4_microkernel_avx2" && cpu_has_avx2_fma()) v4_microkernel_avx2(g, blk);
+  else if (name == "v5_threads") v5_threads(g, blk);
+  else return false;
+  return true;
+}
+template bool run_version<float>(const std::string&, const GemmArgs<float>&, Blocking);
+template bool run_version<double>(const std::string&, const GemmArgs<double>&, Blocking);
+
+}  // namespace aakaar::cpu::gemm_ladder

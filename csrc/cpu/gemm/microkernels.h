@@ -1,0 +1,27 @@
+// Micro-kernels of the packed GEMM: one MR x NR tile of C held in registers
+// while a packed A strip (MR x kc) and B strip (kc x NR) stream past.
+// All of them share the MicroKernel signature of packed.h.
+#pragma once
+#include <cstdint>
+
+namespace aakaar::cpu::gemm_ladder {
+
+// Register tile per element type. 6 x 16 floats = 12 ymm accumulators (of the
+// 16 AVX2 registers), leaving room for 2 B vectors and 1 broadcast A value:
+// each k step does 12 FMAs for 2 loads of B and 6 broadcasts of A.
+template <typename T> struct Tile;
+template <> struct Tile<float> { static constexpr int MR = 6, NR = 16; };
+template <> struct Tile<double> { static constexpr int MR = 6, NR = 8; };
+
+// Portable C++ (v3): the compiler vectorises what it can for the baseline ISA.
+template <typename T>
+void ukernel_portable(int64_t kc, const T* a, const T* b, T* c, int64_t rs_c, T alpha, T beta);
+
+// AVX2 + FMA intrinsics (v4), defined in v4_microkernel_avx2.cpp, which is
+// compiled with -mavx2 -mfma; call only when cpu_has_avx2_fma().
+void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t rs_c,
+                           float alpha, float beta);
+void ukernel_avx2_f64_6x8(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
+                          double alpha, double beta);
+
+}  // namespace aakaar::cpu::gemm_ladder

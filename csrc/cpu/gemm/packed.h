@@ -1,0 +1,169 @@
+// The packed GEMM of v3..v5: the five loops of BLIS (Goto's algorithm)
+// around a register-tile micro-kernel.
+//
+//   for jc in N step NC:            B panel  KC x NC  -> packed, lives in L3
+//     for pc in K step KC:
+//       pack B[pc:pc+KC, jc:jc+NC]  into NR-wide strips
+//       for ic in M step MC:        A block  MC x KC  -> packed, lives in L2
+//         pack A[ic:ic+MC, pc:pc+KC] into MR-tall strips
+//         for jr in NC step NR:     B strip  KC x NR  -> stays in L1
+//           for ir in MC step MR:
+//             micro-kernel: C[MR x NR] (+)= A strip @ B strip, in registers
+//
+// Packing copies each block once into exactly the order the micro-kernel
+// reads it (unit stride, no TLB or cache-set conflicts, aligned), whatever
+// the strides of the operands: transposed and strided views are handled
+// here, never by copying a whole matrix. Strips are zero-padded to MR / NR,
+// so the kernel always computes a full tile; edge tiles go through a small
+// buffer and only their valid part is written to C.
+#pragma once
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu/gemm/common.h"
+
+namespace aakaar::cpu::gemm_ladder {
+
+// c[MR x NR] (row stride rs_c, column stride 1) = alpha * a_strip @ b_strip
+// + beta * c. a_strip[k * MR + i], b_strip[k * NR + j]; beta == 0: c not read.
+template <typename T>
+using MicroKernel = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t rs_c, T alpha,
+                             T beta);
+
+// A thread-local, 64-byte aligned scratch buffer that only ever grows, so a
+// training loop does not go back to malloc for every product. `slot` picks
+// one of a few independent buffers (A block, B panel).
+void* packing_buffer(int slot, size_t bytes);
+
+template <typename T, int MR>
+void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* out) {
+  for (int64_t i0 = 0; i0 < mc; i0 += MR) {
+    const int64_t m = std::min<int64_t>(MR, mc - i0);
+    const T* a = A + i0 * rs;
+    if (m == MR && rs == 1) {  // column-major A (e.g. a transposed view): MR contiguous values per k
+      for (int64_t k = 0; k < kc; ++k)
+        for (int i = 0; i < MR; ++i) out[k * MR + i] = a[k * cs + i];
+    } else if (m == MR) {  // row-major A: read MR rows side by side
+      for (int64_t k = 0; k < kc; ++k)
+        for (int i = 0; i < MR; ++i) out[k * MR + i] = a[i * rs + k * cs];
+    } else {  // the last, partial strip: pad with zeros
+      for (int64_t k = 0; k < kc; ++k)
+        for (int i = 0; i < MR; ++i) out[k * MR + i] = i < m ? a[i * rs + k * cs] : T(0);
+    }
+    out += MR * kc;
+  }
+}
+
+template <typename T, int NR>
+void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out) {
+  for (int64_t j0 = 0; j0 < nc; j0 += NR) {
+    const int64_t n = std::min<int64_t>(NR, nc - j0);
+    const T* b = B + j0 * cs;
+    if (n == NR && cs == 1) {  // row-major B: NR contiguous values per k
+      for (int64_t k = 0; k < kc; ++k)
+        for (int j = 0; j < NR; ++j) out[k * NR + j] = b[k * rs + j];
+    } else if (n == NR && rs == 1) {  // column-major B: walk each column down k
+      for (int j = 0; j < NR; ++j)
+        for (int64_t k = 0; k < kc; ++k) out[k * NR + j] = b[j * cs + k];
+    } else {
+      for (int64_t k = 0; k < kc; ++k)
+        for (int j = 0; j < NR; ++j) out[k * NR + j] = j < n ? b[k * rs + j * cs] : T(0);
+    }
+    out += NR * kc;
+  }
+}
+
+// Runs one micro-kernel call for the tile at (i, j) of C, m x n valid.
+template <typename T, int MR, int NR>
+inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, int64_t m, int64_t n,
+                     T* C, int64_t rs_c, int64_t cs_c, T alpha, T beta) {
+  if (m == MR && n == NR && cs_c == 1) {
+    ukr(kc, a, b, C, rs_c, alpha, beta);
+    return;
+  }
+  alignas(64) T tile[MR * NR];
+  ukr(kc, a, b, tile, NR, alpha, T(0));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T& c = C[i * rs_c + j * cs_c];
+      c = tile[i * NR + j] + (beta == T(0) ? T(0) : beta * c);
+    }
+}
+
+// Default blocking per element type: KC x NR of B is 16 KiB (half of L1),
+// MC x KC of A is 144-192 KiB (a fraction of a 512 KiB..2 MiB L2).
+template <typename T> constexpr Blocking default_blocking();
+template <> constexpr Blocking default_blocking<float>() { return {144, 256, 4080}; }
+template <> constexpr Blocking default_blocking<double>() { return {96, 256, 4080}; }
+
+inline Blocking resolve_blocking(Blocking blk, Blocking def, int MR, int NR) {
+  if (blk.mc <= 0) blk.mc = def.mc;
+  if (blk.kc <= 0) blk.kc = def.kc;
+  if (blk.nc <= 0) blk.nc = def.nc;
+  // Whole strips only: round MC up to MR and NC up to NR.
+  blk.mc = (blk.mc + MR - 1) / MR * MR;
+  blk.nc = (blk.nc + NR - 1) / NR * NR;
+  return blk;
+}
+
+// A column-major C (unit row stride) is the transpose of a row-major one:
+// C^T = B^T @ A^T, so swap the operands and keep the kernel's unit-stride
+// stores. Returns the problem to solve.
+template <typename T>
+GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
+  if (g.cs_c == 1 || g.rs_c != 1) return g;
+  return GemmArgs<T>{g.N, g.M, g.K, g.alpha, g.B, g.cs_b, g.rs_b,
+                     g.A, g.cs_a, g.rs_a, g.beta, g.C, g.cs_c, g.rs_c};
+}
+
+// The five loops, single-threaded, on the whole problem g (M, N >= 1).
+template <typename T, int MR, int NR>
+void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
+  if (g0.M <= 0 || g0.N <= 0) return;
+  if (g0.K <= 0) {
+    scale_c(g0.M, g0.N, g0.beta, g0.C, g0.rs_c, g0.cs_c);
+    return;
+  }
+  const GemmArgs<T> g = prefer_row_major_c(g0);
+  blk = resolve_blocking(blk, default_blocking<T>(), MR, NR);
+  const int64_t kc_max = std::min(blk.kc, g.K);
+  const int64_t mc_max = std::min(blk.mc, (g.M + MR - 1) / MR * MR);
+  const int64_t nc_max = std::min(blk.nc, (g.N + NR - 1) / NR * NR);
+  T* abuf = static_cast<T*>(packing_buffer(0, sizeof(T) * mc_max * kc_max));
+  T* bbuf = static_cast<T*>(packing_buffer(1, sizeof(T) * nc_max * kc_max));
+
+  for (int64_t jc = 0; jc < g.N; jc += blk.nc) {
+    const int64_t nc = std::min(blk.nc, g.N - jc);
+    for (int64_t pc = 0; pc < g.K; pc += blk.kc) {
+      const int64_t kc = std::min(blk.kc, g.K - pc);
+      // The first pass over K applies the caller's beta; later passes add.
+      const T beta = pc == 0 ? g.beta : T(1);
+      pack_b<T, NR>(kc, nc, g.B + pc * g.rs_b + jc * g.cs_b, g.rs_b, g.cs_b, bbuf);
+      for (int64_t ic = 0; ic < g.M; ic += blk.mc) {
+        const int64_t mc = std::min(blk.mc, g.M - ic);
+        pack_a<T, MR>(mc, kc, g.A + ic * g.rs_a + pc * g.cs_a, g.rs_a, g.cs_a, abuf);
+        for (int64_t jr = 0; jr < nc; jr += NR) {
+          const int64_t n = std::min<int64_t>(NR, nc - jr);
+          for (int64_t ir = 0; ir < mc; ir += MR) {
+            const int64_t m = std::min<int64_t>(MR, mc - ir);
+            T* c = g.C + (ic + ir) * g.rs_c + (jc + jr) * g.cs_c;
+            run_tile<T, MR, NR>(ukr, kc, abuf + ir * kc, bbuf + jr * kc, m, n, c, g.rs_c, g.cs_c,
+                                g.alpha, beta);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace aakaar::cpu::gemm_ladder
+
+namespace aakaar::cpu::gemm_ladder {
+
+// The fastest micro-kernel this CPU can run: AVX2/FMA when present, else the
+// portable one (both use the tile of Tile<T>, so packing is shared).
+template <typename T>
+MicroKernel<T> best_microkernel();
+
+}  // namespace aakaar::cpu::gemm_ladder
