@@ -107,6 +107,14 @@ inline Blocking resolve_blocking(Blocking blk, Blocking def, int MR, int NR) {
   return blk;
 }
 
+// The size of equal blocks (a multiple of `unit`) that cover n in as few
+// blocks of at most max_block as possible.
+inline int64_t balanced_block(int64_t n, int64_t max_block, int64_t unit) {
+  const int64_t blocks = (n + max_block - 1) / max_block;
+  const int64_t size = (n + blocks - 1) / blocks;
+  return (size + unit - 1) / unit * unit;
+}
+
 // A column-major C (unit row stride) is the transpose of a row-major one:
 // C^T = B^T @ A^T, so swap the operands and keep the kernel's unit-stride
 // stores. Returns the problem to solve.
@@ -127,8 +135,12 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
   }
   const GemmArgs<T> g = prefer_row_major_c(g0);
   blk = resolve_blocking(blk, default_blocking<T>(), MR, NR);
-  const int64_t kc_max = std::min(blk.kc, g.K);
-  const int64_t mc_max = std::min(blk.mc, (g.M + MR - 1) / MR * MR);
+  // Split K (and M) into equal blocks no larger than asked: K = 784 as
+  // 4 x 196 rather than 3 x 256 + 16 keeps every kernel call long enough
+  // to hide its C tile load and store.
+  blk.kc = balanced_block(g.K, blk.kc, 1);
+  blk.mc = balanced_block(g.M, blk.mc, MR);
+  const int64_t kc_max = blk.kc, mc_max = blk.mc;
   const int64_t nc_max = std::min(blk.nc, (g.N + NR - 1) / NR * NR);
   T* abuf = static_cast<T*>(packing_buffer(0, sizeof(T) * mc_max * kc_max));
   T* bbuf = static_cast<T*>(packing_buffer(1, sizeof(T) * nc_max * kc_max));

@@ -1,0 +1,206 @@
+"""The GEMM ladder (csrc/cpu/gemm) against numpy.
+
+Every version of the ladder, and the library's gemm entry point, computes
+C = alpha * A @ B + beta * C on 2-D float32/float64 operands of any strides.
+The reference is numpy in float64; the tolerance is the classical bound for a
+sum of K products, |error| <= c * K * eps * (|A| @ |B|), so a wrong element,
+a missed edge row or a dropped K block fails, while rounding differences from
+a different summation order pass.
+"""
+import numpy as np
+import pytest
+
+from aakaar import _C
+
+gemm = _C.gemm
+VERSIONS = gemm.versions()
+PACKED = [v for v in VERSIONS if v in ("v3_packed", "v4_microkernel_avx2", "v5_threads")]
+DTYPES = [np.float32, np.float64]
+
+
+def check(c, a, b, alpha=1.0, beta=0.0, c0=None):
+    """Asserts c == alpha * a @ b + beta * c0 within the rounding bound."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = alpha * (a64 @ b64)
+    if beta != 0.0:
+        ref += beta * c0.astype(np.float64)
+    scale = abs(alpha) * (np.abs(a64) @ np.abs(b64))
+    if beta != 0.0:
+        scale += abs(beta) * np.abs(c0.astype(np.float64))
+    eps = np.finfo(a.dtype).eps
+    k = max(a.shape[1], 1)
+    assert c.shape == ref.shape
+    assert c.dtype == a.dtype
+    err = np.abs(c.astype(np.float64) - ref)
+    bound = 4 * (k + 2) * eps * scale + np.finfo(a.dtype).tiny
+    bad = np.argwhere(err > bound)
+    assert bad.size == 0, f"{len(bad)} wrong elements, first at {tuple(bad[0])}: " \
+                          f"got {c[tuple(bad[0])]}, expected {ref[tuple(bad[0])]}"
+
+
+def rand(rng, shape, dtype):
+    return rng.standard_normal(shape).astype(dtype)
+
+
+def layout(x, kind):
+    """The same matrix as x, stored in another layout (a view, not a copy of x's values)."""
+    if kind == "c":
+        return np.array(x, order="C")  # a copy, never x itself
+    if kind == "f":  # column-major: what a transposed view looks like
+        return np.asfortranarray(x)
+    if kind == "transposed":
+        return np.ascontiguousarray(x.T).T
+    if kind == "strided":  # every other row, every third column of a bigger array
+        big = np.zeros((2 * x.shape[0], 3 * x.shape[1]), x.dtype)
+        big[::2, ::3] = x
+        return big[::2, ::3]
+    if kind == "reversed":  # negative strides
+        return np.ascontiguousarray(x[::-1, ::-1])[::-1, ::-1]
+    raise ValueError(kind)
+
+
+LAYOUTS = ["c", "f", "strided", "reversed"]
+
+# 1, primes, and sizes that are not multiples of the 6 x 16 (6 x 8) tile or
+# of the cache blocks (MC 96..144, KC 256).
+SHAPES = [(1, 1, 1), (1, 5, 1), (2, 1, 3), (7, 13, 29), (6, 16, 16), (17, 31, 5),
+          (61, 67, 71), (97, 257, 113), (150, 300, 35)]
+
+
+def test_versions_are_the_ladder():
+    expected = ["v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"]
+    if gemm.has_avx2_fma():
+        expected.append("v4_microkernel_avx2")
+    assert VERSIONS == expected + ["v5_threads"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_version_matches_numpy(version, dtype, shape):
+    m, k, n = shape
+    rng = np.random.default_rng(m * 10007 + k * 101 + n)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+    check(gemm.run(version, a, b), a, b)
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("la", LAYOUTS)
+@pytest.mark.parametrize("lb", LAYOUTS)
+def test_layouts(version, dtype, la, lb):
+    rng = np.random.default_rng(7)
+    a, b = rand(rng, (23, 41), dtype), rand(rng, (41, 37), dtype)
+    check(gemm.run(version, layout(a, la), layout(b, lb)), a, b)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_random_shapes_all_versions(seed, dtype):
+    rng = np.random.default_rng(1000 + seed)
+    m, k, n = rng.integers(1, 90, size=3)
+    a = layout(rand(rng, (m, k), dtype), LAYOUTS[seed % 4])
+    b = layout(rand(rng, (k, n), dtype), LAYOUTS[(seed // 4) % 4])
+    for version in VERSIONS:
+        check(gemm.run(version, a, b), a, b)
+    check(gemm.matmul(a, b), a, b)
+
+
+@pytest.mark.parametrize("version", PACKED)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("blocking", [dict(mc=6, kc=1, nc=16), dict(mc=12, kc=7, nc=32),
+                                      dict(mc=13, kc=50, nc=20), dict(mc=500, kc=1000, nc=5000)])
+def test_packed_versions_across_block_edges(version, dtype, blocking):
+    # Small blocks put many block boundaries, and partial blocks, inside a
+    # small problem; every boundary must be handled exactly once.
+    rng = np.random.default_rng(3)
+    a, b = rand(rng, (53, 71), dtype), rand(rng, (71, 45), dtype)
+    check(gemm.run(version, a, b, **blocking), a, b)
+    check(gemm.run(version, layout(a, "f"), layout(b, "strided"), **blocking), a, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(300, 200, 100), (100, 200, 300), (5, 64, 4000),
+                                   (4000, 64, 5), (257, 263, 269)],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_threaded_and_library_on_larger_shapes(dtype, shape):
+    # Large enough for v5 to split the work (along M or along N) between threads.
+    m, k, n = shape
+    rng = np.random.default_rng(m + k + n)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+    check(gemm.run("v5_threads", a, b), a, b)
+    check(gemm.run("v5_threads", layout(a, "f"), layout(b, "f")), a, b)
+    check(gemm.matmul(a, b), a, b)
+
+
+@pytest.mark.parametrize("version", VERSIONS + ["library"])
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("out_layout", ["c", "f", "strided"])
+def test_alpha_beta_and_out(version, dtype, out_layout):
+    rng = np.random.default_rng(11)
+    a, b = rand(rng, (19, 33), dtype), rand(rng, (33, 27), dtype)
+    c0 = rand(rng, (19, 27), dtype)
+    run = gemm.matmul if version == "library" else (lambda *x, **kw: gemm.run(version, *x, **kw))
+    out = layout(c0, out_layout)
+    res = run(a, b, alpha=-0.5, beta=2.0, out=out)
+    check(out, a, b, alpha=-0.5, beta=2.0, c0=c0)
+    assert np.shares_memory(res, out)
+    # beta == 0: the old contents of out are never read, not even a NaN.
+    out[...] = np.nan
+    run(a, b, alpha=3.0, beta=0.0, out=out)
+    check(out, a, b, alpha=3.0)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_library_special_cases(dtype):
+    rng = np.random.default_rng(5)
+    # K == 0: the product is zero, out is only scaled by beta.
+    a, b = np.zeros((4, 0), dtype), np.zeros((0, 3), dtype)
+    assert np.array_equal(gemm.matmul(a, b), np.zeros((4, 3), dtype))
+    c0 = rand(rng, (4, 3), dtype)
+    out = c0.copy()
+    gemm.matmul(a, b, beta=2.0, out=out)
+    np.testing.assert_array_equal(out, 2 * c0)
+    for version in VERSIONS:
+        assert np.array_equal(gemm.run(version, a, b), np.zeros((4, 3), dtype))
+    # M == 0 or N == 0: an empty result.
+    assert gemm.matmul(np.zeros((0, 5), dtype), np.zeros((5, 3), dtype)).shape == (0, 3)
+    assert gemm.run("v5_threads", np.zeros((2, 5), dtype), np.zeros((5, 0), dtype)).shape == (2, 0)
+    # A row times a matrix, and a matrix times a column (the non-packed paths).
+    a, b = rand(rng, (1, 300), dtype), rand(rng, (300, 77), dtype)
+    check(gemm.matmul(a, b), a, b)
+    check(gemm.matmul(a, layout(b, "f")), a, b)
+    a, b = rand(rng, (77, 300), dtype), rand(rng, (300, 1), dtype)
+    check(gemm.matmul(a, b), a, b)
+
+
+def test_bad_inputs_raise_clear_errors():
+    a = np.ones((3, 4), np.float32)
+    b = np.ones((4, 5), np.float32)
+    with pytest.raises(ValueError, match=r"\(3, 4\) and \(3, 4\)"):
+        gemm.run("v5_threads", a, a)
+    with pytest.raises(ValueError, match="2-D"):
+        gemm.run("v1_loop_order", np.ones(4, np.float32), b)
+    with pytest.raises(ValueError, match="2-D"):
+        gemm.matmul(a, np.ones((4, 5, 1), np.float32))
+    with pytest.raises(TypeError, match="int64"):
+        gemm.run("v0_naive", np.ones((3, 4), np.int64), np.ones((4, 5), np.int64))
+    with pytest.raises(TypeError, match="float32 and float64"):
+        gemm.run("v0_naive", a, b.astype(np.float64))
+    with pytest.raises(TypeError, match="numpy.ndarray"):
+        gemm.run("v0_naive", [[1.0]], b)
+    with pytest.raises(ValueError, match="unknown version 'v9'"):
+        gemm.run("v9", a, b)
+    with pytest.raises(ValueError, match=r"out has shape \(5, 3\), expected \(3, 5\)"):
+        gemm.matmul(a, b, out=np.empty((5, 3), np.float32))
+    with pytest.raises(TypeError, match="out has dtype float64"):
+        gemm.matmul(a, b, out=np.empty((3, 5), np.float64))
+    ro = np.empty((3, 5), np.float32)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        gemm.matmul(a, b, out=ro)
+    big = np.ones((4, 4), np.float32)
+    with pytest.raises(ValueError, match="overlaps"):
+        gemm.matmul(big, big, out=big)
+    with pytest.raises(ValueError, match="mc, kc and nc"):
+        gemm.run("v3_packed", a, b, kc=-1)
