@@ -1,0 +1,96 @@
+// The slice of the CUDA runtime API that launchers and test drivers call, on host
+// memory, so that a launcher source compiles unchanged under nvcc and the emulator.
+// "Device" memory is ordinary aligned host memory; every call is synchronous.
+// Include cuda_emu.h, not this file.
+#pragma once
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+
+enum cudaError_t {
+  cudaSuccess = 0,
+  cudaErrorInvalidValue = 1,
+  cudaErrorMemoryAllocation = 2,
+};
+enum cudaMemcpyKind {
+  cudaMemcpyHostToHost = 0,
+  cudaMemcpyHostToDevice = 1,
+  cudaMemcpyDeviceToHost = 2,
+  cudaMemcpyDeviceToDevice = 3,
+  cudaMemcpyDefault = 4,
+};
+using cudaStream_t = struct aakaar_emu_stream*;
+struct aakaar_emu_event {
+  std::chrono::steady_clock::time_point t;
+};
+using cudaEvent_t = aakaar_emu_event*;
+
+inline const char* cudaGetErrorString(cudaError_t e) {
+  switch (e) {
+    case cudaSuccess: return "no error";
+    case cudaErrorInvalidValue: return "invalid argument";
+    case cudaErrorMemoryAllocation: return "out of memory";
+  }
+  return "unknown error";
+}
+
+inline cudaError_t cudaMalloc(void** p, size_t bytes) {
+  if (!p) return cudaErrorInvalidValue;
+  *p = nullptr;
+  if (bytes == 0) return cudaSuccess;
+  // 256-byte alignment, like cudaMalloc; aligned_alloc wants a multiple of it.
+  *p = std::aligned_alloc(256, (bytes + 255) / 256 * 256);
+  return *p ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+template <typename T>
+inline cudaError_t cudaMalloc(T** p, size_t bytes) {
+  return cudaMalloc(reinterpret_cast<void**>(p), bytes);
+}
+inline cudaError_t cudaFree(void* p) {
+  std::free(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {
+  if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
+  if (bytes) std::memmove(dst, src, bytes);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpyKind k,
+                                   cudaStream_t = nullptr) {
+  return cudaMemcpy(dst, src, bytes, k);
+}
+inline cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
+  if (bytes && !dst) return cudaErrorInvalidValue;
+  if (bytes) std::memset(dst, value, bytes);
+  return cudaSuccess;
+}
+template <typename T>
+inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t bytes, size_t offset = 0,
+                                      cudaMemcpyKind = cudaMemcpyHostToDevice) {
+  if (offset + bytes > sizeof(T)) return cudaErrorInvalidValue;
+  std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, bytes);
+  return cudaSuccess;
+}
+// Launches are synchronous and throw on error, so there is never a pending error.
+inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline cudaError_t cudaPeekAtLastError() { return cudaSuccess; }
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+
+inline cudaError_t cudaEventCreate(cudaEvent_t* e) {
+  *e = new aakaar_emu_event{};
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventDestroy(cudaEvent_t e) {
+  delete e;
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t = nullptr) {
+  e->t = std::chrono::steady_clock::now();
+  return cudaSuccess;
+}
+inline cudaError_t cudaEventSynchronize(cudaEvent_t) { return cudaSuccess; }
+inline cudaError_t cudaEventElapsedTime(float* ms, cudaEvent_t start, cudaEvent_t stop) {
+  *ms = std::chrono::duration<float, std::milli>(stop->t - start->t).count();
+  return cudaSuccess;
+}
