@@ -4,6 +4,7 @@
 //   run(version, a, b, *, alpha=1, beta=0, out=None, mc=0, kc=0, nc=0)
 //   matmul(a, b, *, alpha=1, beta=0, out=None)   the library's gemm (gemm.h)
 //   has_avx2_fma()
+//   clock_ghz(), fma_peak_gflops()     the ceiling, measured (see probe.h)
 //
 // a and b are 2-D numpy arrays of float32 or float64 with any strides
 // (transposed and sliced views are passed as they are, not copied). With
@@ -20,6 +21,7 @@
 
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/ladder.h"
+#include "cpu/gemm/probe.h"
 
 namespace py = pybind11;
 using namespace aakaar::cpu;
@@ -144,6 +146,10 @@ void bind_gemm(py::module_& m) {
         "Names of the ladder's versions this CPU can run, in order.");
   g.def("has_avx2_fma", &gemm_ladder::cpu_has_avx2_fma,
         "Whether this CPU runs the AVX2/FMA micro-kernels.");
+  g.def("clock_ghz", &gemm_ladder::measure_clock_ghz,
+        "The core clock in GHz, measured with dependent adds (0 if not measurable).");
+  g.def("fma_peak_gflops", &gemm_ladder::measure_fma_gflops_avx2,
+        "Single-core float32 GFLOP/s of independent AVX2 FMAs, measured (0 without AVX2).");
   g.def(
       "run",
       [](const std::string& version, const py::object& a, const py::object& b, double alpha,
