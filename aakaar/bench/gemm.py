@@ -10,6 +10,13 @@ once, and the median of the rounds is reported. Shared machines are noisy;
 ratios from one interleaved run are what can be compared, absolute times
 are not. Each result is checked against numpy before it is timed.
 
+With more than one thread on a machine whose cores are shared with other
+work, idle thread pools that spin (OpenBLAS for ~2^28 cycles by default, OpenMP
+for a while) steal the cores the next library needs, and every library can
+lose whole scheduler ticks (4 ms) at each barrier. There, compare threads with
+``OMP_WAIT_POLICY=passive OPENBLAS_THREAD_TIMEOUT=4`` in the environment; the
+header prints the variables that were set.
+
 The ceiling is the theoretical peak: clock x FMA width x 2 x cores, where
 the clock is measured (boost included) and the FMA width (float32 lanes
 finished per cycle) is the measured FMA throughput of one core divided by
@@ -43,8 +50,13 @@ def set_threads(n: int) -> None:
 
 
 def machine_info() -> dict:
-    clock = _C.gemm.clock_ghz()
-    fma = _C.gemm.fma_peak_gflops()
+    # Alternate the two probes and take medians: a probe that another process
+    # preempts reads low, and the ratio of two probes taken far apart is noise.
+    clocks, fmas = [], []
+    for _ in range(7):
+        clocks.append(_C.gemm.clock_ghz())
+        fmas.append(_C.gemm.fma_peak_gflops())
+    clock, fma = float(np.median(clocks)), float(np.median(fmas))
     lanes = 2 ** round(math.log2(fma / (2 * clock))) if fma > 0 and clock > 0 else None
     info = {
         "cpu": platform.processor() or platform.machine(),
@@ -55,7 +67,8 @@ def machine_info() -> dict:
         "avx2_fma": _C.gemm.has_avx2_fma(),
         "numpy": np.__version__,
         "env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
-                                            "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")
+                                            "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
+                                            "OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY")
                 if k in os.environ},
     }
     try:
