@@ -1,0 +1,1 @@
+"""Benchmarks that run aakaar and its references in the same process, interleaved."""
