@@ -7,6 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 
+namespace aakaar_emu {
+int get_num_threads();  // emu_launch.h
+}
+
 enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
@@ -18,6 +22,14 @@ enum cudaMemcpyKind {
   cudaMemcpyDeviceToHost = 2,
   cudaMemcpyDeviceToDevice = 3,
   cudaMemcpyDefault = 4,
+};
+// Device attributes launchers use to size grids; values as in CUDA's driver_types.h.
+enum cudaDeviceAttr {
+  cudaDevAttrMaxThreadsPerBlock = 1,
+  cudaDevAttrMaxSharedMemoryPerBlock = 8,
+  cudaDevAttrWarpSize = 10,
+  cudaDevAttrMultiProcessorCount = 16,
+  cudaDevAttrMaxThreadsPerMultiProcessor = 39,
 };
 using cudaStream_t = struct aakaar_emu_stream*;
 struct aakaar_emu_event {
@@ -71,6 +83,24 @@ inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t bytes, 
   std::memcpy(reinterpret_cast<char*>(&symbol) + offset, src, bytes);
   return cudaSuccess;
 }
+inline cudaError_t cudaGetDevice(int* device) {
+  *device = 0;
+  return cudaSuccess;
+}
+// The emulated device has one "multiprocessor" per OS thread that runs blocks, so grids
+// sized as a multiple of the SM count stay small (and fast) on the emulator.
+inline cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) {
+  if (device != 0) return cudaErrorInvalidValue;
+  switch (attr) {
+    case cudaDevAttrMaxThreadsPerBlock: *value = 1024; return cudaSuccess;
+    case cudaDevAttrMaxSharedMemoryPerBlock: *value = 48 * 1024; return cudaSuccess;
+    case cudaDevAttrWarpSize: *value = 32; return cudaSuccess;
+    case cudaDevAttrMultiProcessorCount: *value = aakaar_emu::get_num_threads(); return cudaSuccess;
+    case cudaDevAttrMaxThreadsPerMultiProcessor: *value = 2048; return cudaSuccess;
+  }
+  return cudaErrorInvalidValue;
+}
+
 // Launches are synchronous and throw on error, so there is never a pending error.
 inline cudaError_t cudaDeviceSynchronize() { return cudaSuccess; }
 inline cudaError_t cudaGetLastError() { return cudaSuccess; }

@@ -132,15 +132,17 @@ std::string block_str(const BlockRunner& r) {
   return kernel_str(*r.job) + ", block " + idx3(blockIdx);
 }
 
-// "0..15, 32..47" from a sorted list of linear thread (or lane) ids.
+// "0..15, 32..47" or "1..63 step 2" from a sorted list of linear thread (or lane) ids.
 std::string ranges(const std::vector<int>& ids) {
   std::string s;
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
-    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1) ++j;
+    const int step = i + 1 < ids.size() ? ids[i + 1] - ids[i] : 1;
+    while (j + 1 < ids.size() && ids[j + 1] - ids[j] == step) ++j;
+    if (step > 1 && j - i < 2) j = i;  // two ids with a gap: list them one by one
     if (!s.empty()) s += ", ";
     s += std::to_string(ids[i]);
-    if (j > i) s += ".." + std::to_string(ids[j]);
+    if (j > i) s += ".." + std::to_string(ids[j]) + (step > 1 ? " step " + std::to_string(step) : "");
     i = j + 1;
   }
   return s;
@@ -195,19 +197,20 @@ void switch_away(BlockRunner& r) {
   fiber_switch(&me.ctx, &r.fibers[next].ctx);
 }
 
-void check_canaries(const BlockRunner& r, const std::string& when) {
+// Empty when both canaries around dynamic shared memory are intact.
+std::string broken_canary(const BlockRunner& r, const std::string& when) {
   const size_t n = r.job->smem;
   const unsigned char* before = r.smem - kCanaryBytes;
   const unsigned char* after = r.smem + n;
   for (size_t i = 0; i < kCanaryBytes; ++i) {
     if (after[i] != kCanaryByte)
-      throw KernelError("write past the end of dynamic shared memory: byte " +
-                        std::to_string(n + i) + " of a " + std::to_string(n) +
-                        "-byte allocation was overwritten (detected " + when + ")");
+      return "write past the end of dynamic shared memory: byte " + std::to_string(n + i) + " of a " +
+             std::to_string(n) + "-byte allocation was overwritten (detected " + when + ")";
     if (before[kCanaryBytes - 1 - i] != kCanaryByte)
-      throw KernelError("write before the start of dynamic shared memory: byte -" +
-                        std::to_string(i + 1) + " was overwritten (detected " + when + ")");
+      return "write before the start of dynamic shared memory: byte -" + std::to_string(i + 1) +
+             " was overwritten (detected " + when + ")";
   }
+  return "";
 }
 
 bool warp_complete(const WarpRendezvous& w) {
@@ -396,11 +399,8 @@ void run_block(BlockRunner& r, const GridJob& job, uint64_t linear_block) {
     // An aborted block's other fibers are simply never resumed; their stacks are reused.
     if (r.failed) throw KernelError(r.error);
   }
-  try {
-    check_canaries(r, "when the block finished");
-  } catch (const KernelError& e) {
-    throw KernelError(block_str(r) + ": " + e.what());
-  }
+  const std::string canary = broken_canary(r, "when the block finished");
+  if (!canary.empty()) throw KernelError(block_str(r) + ": " + canary);
 }
 
 // One OS thread's share of a grid: take block numbers until none are left.
@@ -567,7 +567,19 @@ int block_barrier(const char* file, int line, const char* name, int mode, int pr
   f.file = file;
   f.line = line;
   if (r.bar_arrived == r.nthreads && !r.bar_mismatch) {
-    if (r.job->smem) check_canaries(r, "at " + std::string(name) + " at " + site_str(file, line));
+    if (r.job->smem) {
+      // Not thrown from here: that would blame this thread, the last to arrive, which
+      // is not necessarily the one that wrote out of bounds.
+      std::string canary = broken_canary(r, "at " + std::string(name) + " at " + site_str(file, line));
+      if (!canary.empty()) {
+        r.error = block_str(r) + ": " + canary;
+        r.failed = true;
+      }
+    }
+    if (r.failed) {
+      fiber_switch(&f.ctx, &r.scheduler);  // the scheduler aborts the block
+      std::abort();                         // never resumed
+    }
     r.bar_result = r.bar_acc;
     r.bar_arrived = 0;
     for (Fiber& g : r.fibers)

@@ -7,9 +7,8 @@
 // contiguous, a second instantiation skips the index arithmetic entirely.
 #include "elementwise.h"
 
-#include <algorithm>
-
 #include "cuda/emu/cuda_emu.h"
+#include "launch_config.cuh"
 #include "strided_iter.cuh"
 
 namespace aakaar::cuda {
@@ -17,7 +16,7 @@ namespace aakaar::cuda {
 namespace {
 
 constexpr int kThreads = 256;
-constexpr int64_t kMaxBlocks = 1024;  // enough to fill any current GPU; the loop does the rest
+constexpr int kBlocksPerSM = 8;  // 8 x 256 = 2048 threads: a full A100/H100 multiprocessor
 
 template <typename T, bool kContiguous>
 __global__ void ewise_add_kernel(int64_t n, StridedIter<3> it, T* out, const T* a, const T* b) {
@@ -42,7 +41,7 @@ void ewise_add(int ndim, const int64_t* sizes, T* out, const int64_t* out_stride
   bool contiguous;
   const int64_t n = make_strided_iter<3>(ndim, sizes, {out_strides, a_strides, b_strides}, &it, &contiguous);
   if (n == 0) return;  // a launch needs at least one block
-  const int blocks = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
+  const int blocks = grid_stride_blocks(n, kThreads, kBlocksPerSM);
   if (contiguous)
     AAKAAR_LAUNCH((ewise_add_kernel<T, true>), blocks, kThreads, 0, n, it, out, a, b);
   else

@@ -11,17 +11,16 @@
 //                  shared memory and warp 0 reduces those.
 #include "reduce.h"
 
-#include <algorithm>
-
 #include "cuda/emu/cuda_emu.h"
+#include "launch_config.cuh"
 #include "strided_iter.cuh"
 
 namespace aakaar::cuda {
 
 namespace {
 
-constexpr int kThreads = 256;         // a multiple of 32: every warp is full
-constexpr int64_t kMaxBlocks = 1024;  // partials; the second pass is one block
+constexpr int kThreads = 256;    // a multiple of 32: every warp is full
+constexpr int kBlocksPerSM = 8;  // one partial per block; the second pass is one block
 
 // Each thread's private sum over its grid-stride slice of the input.
 template <typename T, bool kContiguous>
@@ -96,7 +95,7 @@ void sum_all(int ndim, const int64_t* sizes, const T* x, const int64_t* strides,
     AAKAAR_CUDA_CHECK(cudaMemset(out, 0, sizeof(T)));  // the empty sum; all-zero bits are 0.0
     return;
   }
-  const int blocks = static_cast<int>(std::min<int64_t>((n + kThreads - 1) / kThreads, kMaxBlocks));
+  const int blocks = grid_stride_blocks(n, kThreads, kBlocksPerSM);
   if (blocks == 1) {  // one block already produces the total
     contiguous ? launch_sum<T, true>(version, 1, n, it, x, out) : launch_sum<T, false>(version, 1, n, it, x, out);
     return;

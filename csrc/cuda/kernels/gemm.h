@@ -1,0 +1,26 @@
+// The CUDA GEMM ladder (gemm.cu): every rung is kept, validated and benchmarked.
+//
+//   C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C[M,N]
+//
+// Same contract as the CPU gemm (csrc/cpu/gemm/gemm.h): element (i, j) of A is
+// A[i * rs_a + j * cs_a], so transposed and strided views need no copy; when beta == 0,
+// C is written without being read. Pointers are device pointers.
+#pragma once
+#include <cstdint>
+
+namespace aakaar::cuda {
+
+enum class GemmVersion {
+  Naive = 1,          // one thread per C element; a warp walks down a column (uncoalesced)
+  Coalesced = 2,      // same, but a warp walks along a row: coalesced loads of B and stores
+  SharedTiles = 3,    // 32x32 tiles of A and B staged in shared memory
+  BlockTiling1D = 4,  // each thread computes 8 elements of a column of C
+  BlockTiling2D = 5,  // each thread computes an 8x8 block of C from registers
+};
+constexpr GemmVersion kBestGemm = GemmVersion::BlockTiling2D;
+
+template <typename T>
+void gemm(GemmVersion version, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a,
+          int64_t cs_a, const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c);
+
+}  // namespace aakaar::cuda
