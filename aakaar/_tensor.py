@@ -1,0 +1,144 @@
+"""Python-side parts of :class:`aakaar.Tensor`: printing, conversion, and the
+few methods whose logic is about Python objects rather than memory.
+
+Everything numeric is implemented in C++ (``csrc/``); this module only adds
+convenience on top of the compiled class.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Iterator
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+
+__all__ = ["install_methods"]
+
+# (values, indices) pairs returned by max/min along a dim, like torch.return_types.
+MaxMin = namedtuple("MaxMin", ["values", "indices"])
+
+_DEFAULT_DTYPES = (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool)
+
+
+def _repr(self: Tensor) -> str:
+    """PyTorch-style repr: ``tensor([[1., 2.], [3., 4.]])`` plus dtype when not a default."""
+    if self.device.type != "cpu":
+        body = np.array2string(self.cpu().numpy(), separator=", ", prefix="tensor(")
+    else:
+        arr = self.numpy()
+        if self.dtype.is_floating_point:
+            body = np.array2string(arr, separator=", ", prefix="tensor(", precision=4, floatmode="maxprec_equal")
+        else:
+            body = np.array2string(arr, separator=", ", prefix="tensor(")
+    extras = []
+    if self.numel() == 0 and self.ndim != 1:
+        extras.append(f"size={tuple(self.shape)}")
+    if self.device.type != "cpu":
+        extras.append(f"device='{self.device}'")
+    if self.dtype not in _DEFAULT_DTYPES:
+        extras.append(f"dtype={self.dtype!r}")
+    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+
+
+def _tolist(self: Tensor) -> Any:
+    """Nested Python lists (a Python number for a 0-d tensor)."""
+    return self.cpu().numpy().tolist()
+
+
+def _iter(self: Tensor) -> Iterator[Tensor]:
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return iter(self.unbind(0))
+
+
+def _to(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, copy: bool = False) -> Tensor:
+    """``t.to(dtype)``, ``t.to(device)``, ``t.to(device, dtype)`` or ``t.to(other_tensor)``."""
+    for a in args:
+        if isinstance(a, _C.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        else:
+            device = a
+    out = self
+    if device is not None:
+        out = out._to_device(device)
+    if dtype is not None:
+        out = out._to_dtype(dtype, copy and out is self)
+    elif copy and out is self:
+        out = out.clone()
+    return out
+
+
+def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The largest element, or (values, indices) along ``dim``."""
+    if dim is None:
+        return self.amax()
+    if isinstance(dim, Tensor):
+        return self.maximum(dim)
+    return MaxMin(*self._max_dim(dim, keepdim))
+
+
+def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """The smallest element, or (values, indices) along ``dim``."""
+    if dim is None:
+        return self.amin()
+    if isinstance(dim, Tensor):
+        return self.minimum(dim)
+    return MaxMin(*self._min_dim(dim, keepdim))
+
+
+def _std(self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> Tensor:
+    """Standard deviation with Bessel's correction by default (``correction=1``)."""
+    return self.var(dim, correction=correction, keepdim=keepdim).sqrt()
+
+
+def _scalar_of(kind: type):
+    def convert(self: Tensor):
+        if self.numel() != 1:
+            raise ValueError(f"only one-element tensors can be converted to Python scalars (shape {tuple(self.shape)})")
+        return kind(self.item())
+
+    return convert
+
+
+def _bool(self: Tensor) -> bool:
+    if self.numel() != 1:
+        raise RuntimeError(
+            f"Boolean value of a tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
+        )
+    return bool(self.item())
+
+
+def _index(self: Tensor) -> int:
+    if self.numel() != 1 or self.dtype.is_floating_point:
+        raise TypeError("only integer tensors of a single element can be converted to an index")
+    return int(self.item())
+
+
+def install_methods() -> None:
+    """Attach the Python-level methods to the compiled Tensor class."""
+    Tensor.__repr__ = _repr
+    Tensor.__str__ = _repr
+    Tensor.tolist = _tolist
+    Tensor.__iter__ = _iter
+    Tensor.to = _to
+    Tensor.cpu = lambda self: self._to_device("cpu")
+    Tensor.cuda = lambda self, device="cuda": self._to_device(device)
+    Tensor.float = lambda self: self._to_dtype(_C.dtype.float32)
+    Tensor.double = lambda self: self._to_dtype(_C.dtype.float64)
+    Tensor.long = lambda self: self._to_dtype(_C.dtype.int64)
+    Tensor.bool = lambda self: self._to_dtype(_C.dtype.bool)
+    Tensor.byte = lambda self: self._to_dtype(_C.dtype.uint8)
+    Tensor.type_as = lambda self, other: self._to_dtype(other.dtype)
+    Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
+    Tensor.max = _max
+    Tensor.min = _min
+    Tensor.std = _std
+    Tensor.__bool__ = _bool
+    Tensor.__float__ = _scalar_of(float)
+    Tensor.__int__ = _scalar_of(int)
+    Tensor.__index__ = _index

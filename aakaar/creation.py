@@ -1,0 +1,126 @@
+"""Creating tensors from Python data, and the ``*_like`` helpers."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+
+__all__ = ["tensor", "as_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like"]
+
+_NUMPY_OF = {
+    _C.dtype.bool: np.bool_,
+    _C.dtype.uint8: np.uint8,
+    _C.dtype.int64: np.int64,
+    _C.dtype.float32: np.float32,
+    _C.dtype.float64: np.float64,
+}
+_SUPPORTED_NUMPY = {np.dtype(v): k for k, v in _NUMPY_OF.items()}
+
+
+def _infer(data: Any, path: tuple[int, ...] = ()) -> tuple[tuple[int, ...], str]:
+    """Shape and kind ('bool' < 'int' < 'float') of nested sequences; raises on ragged input."""
+    if isinstance(data, (bool, np.bool_)):
+        return (), "bool"
+    if isinstance(data, (int, np.integer)):
+        return (), "int"
+    if isinstance(data, (float, np.floating)):
+        return (), "float"
+    if isinstance(data, Tensor):
+        kind = "float" if data.dtype.is_floating_point else ("bool" if data.dtype == _C.dtype.bool else "int")
+        return tuple(data.shape), kind
+    if isinstance(data, np.ndarray):
+        return tuple(data.shape), "float" if data.dtype.kind == "f" else ("bool" if data.dtype.kind == "b" else "int")
+    if not isinstance(data, Sequence) or isinstance(data, (str, bytes)):
+        where = "".join(f"[{i}]" for i in path)
+        raise TypeError(f"tensor(): could not convert an object of type {type(data).__name__} at data{where} to a number")
+    if len(data) == 0:
+        return (0,), "float"
+    shapes_kinds = [_infer(item, path + (i,)) for i, item in enumerate(data)]
+    first = shapes_kinds[0][0]
+    for i, (shape, _) in enumerate(shapes_kinds):
+        if shape != first:
+            where = "".join(f"[{j}]" for j in path)
+            raise ValueError(
+                f"tensor(): ragged nested sequence: data{where}[0] has shape {list(first)} "
+                f"but data{where}[{i}] has shape {list(shape)}"
+            )
+    order = {"bool": 0, "int": 1, "float": 2}
+    kind = max((k for _, k in shapes_kinds), key=order.__getitem__)
+    return (len(data),) + first, kind
+
+
+def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tensor:
+    """A new tensor holding a copy of ``data`` (a number, nested lists, a numpy array or a tensor).
+
+    The dtype is inferred like PyTorch: bools give ``bool``, ints ``int64``, any float ``float32``.
+    """
+    if isinstance(data, Tensor):
+        out = data.to(dtype) if dtype is not None else data
+        return out.clone() if out is data else out
+    if isinstance(data, np.ndarray):
+        if data.dtype not in _SUPPORTED_NUMPY:
+            if dtype is None:
+                raise TypeError(
+                    f"tensor(): unsupported numpy dtype {data.dtype}; aakaar supports bool, uint8, int64, "
+                    "float32 and float64 (pass dtype= or convert with .astype)"
+                )
+        arr = np.ascontiguousarray(data, dtype=_NUMPY_OF[dtype] if dtype is not None else None)
+    else:
+        _, kind = _infer(data)
+        if dtype is None:
+            dtype = {"bool": _C.dtype.bool, "int": _C.dtype.int64, "float": _C.dtype.float32}[kind]
+        items = data
+        if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
+            items = [x.numpy() if isinstance(x, Tensor) else x for x in data]
+        try:
+            arr = np.array(items, dtype=_NUMPY_OF[dtype])
+        except OverflowError as e:
+            raise ValueError(f"tensor(): value out of range for {dtype!r}: {e}") from None
+    out = _C.from_numpy(np.ascontiguousarray(arr)).clone()
+    if dtype is not None and out.dtype != dtype:
+        out = out.to(dtype)
+    return out.to(device) if device is not None else out
+
+
+def as_tensor(data: Any, dtype: _C.dtype | None = None) -> Tensor:
+    """Like :func:`tensor`, but shares memory with a numpy array or tensor when it can."""
+    if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
+        return data
+    if isinstance(data, np.ndarray) and data.dtype in _SUPPORTED_NUMPY and (dtype is None or _SUPPORTED_NUMPY[data.dtype] == dtype):
+        if all(s >= 0 for s in data.strides):
+            return _C.from_numpy(data)
+    return tensor(data, dtype)
+
+
+def empty_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
+    """An uninitialised tensor with ``t``'s shape (and dtype unless given)."""
+    return _C.empty(*t.shape, dtype=dtype or t.dtype, device=t.device)
+
+
+def zeros_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
+    """Zeros with ``t``'s shape."""
+    return _C.zeros(*t.shape, dtype=dtype or t.dtype, device=t.device)
+
+
+def ones_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
+    """Ones with ``t``'s shape."""
+    return _C.ones(*t.shape, dtype=dtype or t.dtype, device=t.device)
+
+
+def full_like(t: Tensor, fill_value: Any, *, dtype: _C.dtype | None = None) -> Tensor:
+    """``fill_value`` everywhere, with ``t``'s shape."""
+    return _C.full(t.shape, fill_value, dtype=dtype or t.dtype, device=t.device)
+
+
+def rand_like(t: Tensor, *, dtype: _C.dtype | None = None, generator: Any = None) -> Tensor:
+    """Uniform [0, 1) numbers with ``t``'s shape."""
+    return _C.rand(*t.shape, dtype=dtype or t.dtype, device=t.device, generator=generator)
+
+
+def randn_like(t: Tensor, *, dtype: _C.dtype | None = None, generator: Any = None) -> Tensor:
+    """Standard normal numbers with ``t``'s shape."""
+    return _C.randn(*t.shape, dtype=dtype or t.dtype, device=t.device, generator=generator)

@@ -1,0 +1,54 @@
+"""Module-level versions of the Tensor methods: ``aakaar.exp(t)`` is ``t.exp()``.
+
+Generated from a list so the two spellings cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ._C import Tensor
+
+_UNARY = [
+    "neg", "abs", "sign", "exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh",
+    "sigmoid", "relu", "silu", "floor", "ceil", "round", "reciprocal", "square", "logical_not",
+    "contiguous", "clone", "numel", "nonzero", "tolist", "flatten", "squeeze", "unsqueeze",
+    "transpose", "permute", "reshape", "narrow", "select", "diagonal", "split", "chunk", "unbind",
+    "sum", "mean", "prod", "all", "any", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std",
+    "logsumexp", "softmax", "log_softmax", "cumsum", "index_select", "gather", "scatter", "scatter_add",
+    "masked_fill", "clamp", "clip", "add", "sub", "mul", "div", "floor_divide", "remainder", "pow",
+    "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "as_strided", "unflatten", "swapaxes", "broadcast_to",
+]
+
+__all__ = list(_UNARY) + ["t", "is_tensor", "numel"]
+
+
+def _make(name: str):
+    method = getattr(Tensor, name, None)
+
+    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        return getattr(input, name)(*args, **kwargs)
+
+    fn.__name__ = name
+    fn.__qualname__ = name
+    fn.__doc__ = f"``aakaar.{name}(t, ...)`` is ``t.{name}(...)``." + (
+        f"\n\n{method.__doc__}" if method is not None and method.__doc__ else ""
+    )
+    return fn
+
+
+for _name in _UNARY:
+    globals()[_name] = _make(_name)
+
+
+def t(input: Tensor) -> Tensor:
+    """Transpose of a matrix (``input`` must have at most 2 dims)."""
+    if input.ndim > 2:
+        raise ValueError(f"t() expects a tensor with <= 2 dims, got shape {tuple(input.shape)}")
+    return input.transpose(0, 1) if input.ndim == 2 else input
+
+
+def is_tensor(obj: Any) -> bool:
+    """Whether ``obj`` is an aakaar Tensor."""
+    return isinstance(obj, Tensor)

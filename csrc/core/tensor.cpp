@@ -1,0 +1,65 @@
+#include "core/tensor.h"
+
+#include "core/backend.h"
+#include "core/error.h"
+
+namespace aakaar {
+
+// [[book:contiguous_strides]]
+// Row-major ("C order") strides: the last dimension moves fastest, and each
+// stride is the product of the sizes of the dimensions to its right.
+Shape contiguous_strides(const Shape& shape) {
+  Shape strides(shape.size());
+  int64_t step = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    strides[d] = step;
+    step *= shape[d] > 0 ? shape[d] : 1;
+  }
+  return strides;
+}
+// [[/book:contiguous_strides]]
+
+int64_t shape_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) n *= s;
+  return n;
+}
+
+int64_t Tensor::numel() const { return shape_numel(shape); }
+
+// [[book:is_contiguous]]
+// Contiguous means "laid out exactly as a fresh row-major tensor would be".
+// Dimensions of size 1 may have any stride: they are never stepped along.
+bool Tensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (int64_t d = ndim() - 1; d >= 0; --d) {
+    if (shape[d] == 0) return true;  // an empty tensor has no layout to break
+    if (shape[d] != 1 && strides[d] != expected) return false;
+    expected *= shape[d];
+  }
+  return true;
+}
+// [[/book:is_contiguous]]
+
+TensorPtr Tensor::empty(const Shape& shape, DType dtype, Device device) {
+  for (int64_t s : shape)
+    AK_CHECK(s >= 0, ValueError, "negative dimension in shape ", shape_str(shape));
+  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * itemsize(dtype);
+  StoragePtr storage = backend(device).allocate(nbytes, device);
+  return std::make_shared<Tensor>(std::move(storage), 0, shape, contiguous_strides(shape), dtype);
+}
+
+TensorPtr Tensor::view_as_strided(Shape new_shape, Shape new_strides, int64_t new_offset) const {
+  return std::make_shared<Tensor>(storage, new_offset, std::move(new_shape), std::move(new_strides), dtype);
+}
+
+int64_t wrap_dim(int64_t dim, int64_t ndim) {
+  const int64_t n = ndim == 0 ? 1 : ndim;  // a 0-d tensor accepts dim 0 and -1, like PyTorch
+  AK_CHECK(dim >= -n && dim < n, IndexError, "dimension out of range (expected to be in range of [",
+           -n, ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+int64_t Tensor::wrap_dim(int64_t dim) const { return aakaar::wrap_dim(dim, ndim()); }
+
+}  // namespace aakaar

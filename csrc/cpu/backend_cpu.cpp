@@ -1,0 +1,168 @@
+// The CPU entry of the dispatch table, and the kernels small enough to live
+// beside it (fill, where, gather/scatter, batched matmul, random numbers).
+#include "cpu/backend_cpu.h"
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/philox.h"
+#include "cpu/gemm/gemm.h"
+#include "cpu/isa.h"
+#include "cpu/iterator.h"
+
+namespace aakaar::cpu {
+namespace {
+
+StoragePtr allocate(size_t nbytes, Device) { return Storage::allocate_cpu(nbytes); }
+
+void fill(const Tensor& dst, Scalar value) {
+  AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
+    using T = decltype(tag);
+    const T v = value.kind == Scalar::Kind::Float ? static_cast<T>(value.f) : static_cast<T>(value.i);
+    StridedLoop<1> loop(dst.shape, {&dst});
+    loop.run([&](char** p, const int64_t* s, int64_t n) {
+      if (s[0] == sizeof(T)) {
+        T* o = reinterpret_cast<T*>(p[0]);
+        for (int64_t i = 0; i < n; ++i) o[i] = v;
+      } else {
+        for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+      }
+    });
+  });
+}
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) { kernels().binary(op, out, a, b); }
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) { kernels().unary(op, out, in, p); }
+void copy(const Tensor& dst, const Tensor& src) { kernels().copy(dst, src); }
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  AK_DISPATCH_ALL(out.dtype, "where", [&](auto tag) {
+    using T = decltype(tag);
+    StridedLoop<4> loop(out.shape, {&out, &cond, &a, &b});
+    loop.run([&](char** p, const int64_t* s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i)
+        *reinterpret_cast<T*>(p[0] + i * s[0]) = *reinterpret_cast<const bool*>(p[1] + i * s[1])
+                                                     ? *reinterpret_cast<const T*>(p[2] + i * s[2])
+                                                     : *reinterpret_cast<const T*>(p[3] + i * s[3]);
+    });
+  });
+}
+
+// `in` viewed with index's shape and stride 0 along dim: the kernel adds
+// index * stride(dim) itself. Indices are checked by the op beforehand.
+Tensor along_dim_view(const Tensor& t, const Shape& shape, int64_t dim) {
+  Shape strides = t.strides;
+  strides[dim] = 0;
+  return Tensor(t.storage, t.offset, shape, strides, t.dtype);
+}
+
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  const Tensor src = along_dim_view(in, index.shape, dim);
+  const int64_t step = in.strides[dim] * in.element_size(), size = in.element_size();
+  StridedLoop<3> loop(out.shape, {&out, &index, &src});
+  loop.run([&](char** p, const int64_t* s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+      std::memcpy(p[0] + i * s[0], p[2] + i * s[2] + k * step, size);
+    }
+  });
+}
+
+void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool add) {
+  const Tensor dst = along_dim_view(out, index.shape, dim);
+  const Tensor src_view(src.storage, src.offset, index.shape, src.strides, src.dtype);
+  const int64_t step = out.strides[dim] * out.element_size();
+  AK_DISPATCH_ALL(out.dtype, "scatter", [&](auto tag) {
+    using T = decltype(tag);
+    StridedLoop<3> loop(index.shape, {&dst, &index, &src_view});
+    loop.run(
+        [&](char** p, const int64_t* s, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) {
+            const int64_t k = *reinterpret_cast<const int64_t*>(p[1] + i * s[1]);
+            T* o = reinterpret_cast<T*>(p[0] + i * s[0] + k * step);
+            const T v = *reinterpret_cast<const T*>(p[2] + i * s[2]);
+            if constexpr (std::is_same_v<T, bool>) *o = add ? (*o || v) : v;
+            else *o = add ? static_cast<T>(*o + v) : v;
+          }
+        },
+        std::numeric_limits<int64_t>::max());  // one thread: indices may collide
+  });
+}
+
+void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t batch = out.shape[0], M = out.shape[1], N = out.shape[2], K = a.shape[2];
+  AK_DISPATCH_FLOAT(out.dtype, "matmul", [&](auto tag) {
+    using T = decltype(tag);
+    for (int64_t i = 0; i < batch; ++i)
+      gemm<T>(M, N, K, T(1), a.data<T>() + i * a.strides[0], a.strides[1], a.strides[2],
+              b.data<T>() + i * b.strides[0], b.strides[1], b.strides[2], T(0),
+              out.data<T>() + i * out.strides[0], out.strides[1], out.strides[2]);
+  });
+}
+
+// Element i of a random tensor always comes from Philox block offset + i/4,
+// word i%4 (float32) — the same layout the CUDA backend uses, so streams match.
+void random_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
+  const int64_t n = out.numel();
+  AK_DISPATCH_FLOAT(out.dtype, "rand", [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
+    const int64_t blocks = (n + per_block - 1) / per_block;
+    parallel_for(0, blocks, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        const auto r = philox4x32(offset + blk, seed);
+        for (int64_t k = 0; k < per_block; ++k) {
+          const int64_t i = blk * per_block + k;
+          if (i >= n) break;
+          double u;
+          if constexpr (std::is_same_v<T, float>) u = uniform_float(r[k]);
+          else u = uniform_double(r[2 * k], r[2 * k + 1]);
+          o[i] = static_cast<T>(low + (high - low) * u);
+        }
+      }
+    });
+  });
+}
+
+// Box-Muller: two uniforms give two independent standard normals.
+void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std) {
+  const int64_t n = out.numel();
+  AK_DISPATCH_FLOAT(out.dtype, "randn", [&](auto tag) {
+    using T = decltype(tag);
+    T* o = out.data<T>();
+    constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
+    const int64_t blocks = (n + per_block - 1) / per_block;
+    parallel_for(0, blocks, 4096, [&](int64_t b, int64_t e) {
+      for (int64_t blk = b; blk < e; ++blk) {
+        const auto r = philox4x32(offset + blk, seed);
+        double u[4];
+        if constexpr (std::is_same_v<T, float>) {
+          for (int k = 0; k < 4; ++k) u[k] = uniform_float(r[k]);
+        } else {
+          u[0] = uniform_double(r[0], r[1]);
+          u[1] = uniform_double(r[2], r[3]);
+        }
+        for (int64_t k = 0; k < per_block; k += 2) {
+          const double radius = std::sqrt(-2.0 * std::log(1.0 - u[k]));  // 1-u is in (0, 1]
+          const double theta = 2.0 * M_PI * u[k + 1];
+          const int64_t i = blk * per_block + k;
+          if (i < n) o[i] = static_cast<T>(mean + std * radius * std::cos(theta));
+          if (i + 1 < n) o[i + 1] = static_cast<T>(mean + std * radius * std::sin(theta));
+        }
+      }
+    });
+  });
+}
+
+const Backend kCpuBackend{allocate, copy,      fill,    binary, unary,  where,          reduce,         arg_reduce,
+                          softmax,  cumsum,    bmm,     gather, scatter, random_uniform, random_normal};
+
+struct Registrar {
+  Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }
+} registrar;
+
+}  // namespace
+}  // namespace aakaar::cpu

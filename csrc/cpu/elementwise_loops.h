@@ -1,0 +1,307 @@
+// Inner loops of the CPU elementwise kernels.
+//
+// This header is compiled twice: by elementwise.cpp for any x86-64 (SSE2)
+// and by elementwise_avx2.cpp with -mavx2 -mfma; the library picks one at run
+// time (cpu/isa.h). AK_KERNEL_NS names the namespace of each copy.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <type_traits>
+
+#include "core/backend.h"
+#include "cpu/iterator.h"
+
+#ifndef AK_KERNEL_NS
+#error "define AK_KERNEL_NS before including elementwise_loops.h"
+#endif
+
+namespace aakaar::cpu::AK_KERNEL_NS {
+
+// One run of `n` elements: out = f(a, b). The first branches are the cases
+// the compiler vectorises (all contiguous, or one operand a broadcast scalar).
+template <typename Out, typename In, typename F>
+inline void binary_run(char** p, const int64_t* s, int64_t n, F f) {
+  constexpr int64_t so = sizeof(Out), si = sizeof(In);
+  if (s[0] == so && s[1] == si && s[2] == si) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    const In* b = reinterpret_cast<const In*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b[i]);
+  } else if (s[0] == so && s[1] == si && s[2] == 0) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    const In b = *reinterpret_cast<const In*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i], b);
+  } else if (s[0] == so && s[1] == 0 && s[2] == si) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In a = *reinterpret_cast<const In*>(p[1]);
+    const In* b = reinterpret_cast<const In*>(p[2]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a, b[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+          f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
+  }
+}
+
+template <typename Out, typename In, typename F>
+inline void unary_run(char** p, const int64_t* s, int64_t n, F f) {
+  if (s[0] == sizeof(Out) && s[1] == sizeof(In)) {
+    Out* o = reinterpret_cast<Out*>(p[0]);
+    const In* a = reinterpret_cast<const In*>(p[1]);
+    for (int64_t i = 0; i < n; ++i) o[i] = f(a[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      *reinterpret_cast<Out*>(p[0] + i * s[0]) = f(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+  }
+}
+
+template <typename Out, typename In, typename F>
+void binary_apply(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
+  StridedLoop<3> loop(out.shape, {&out, &a, &b});
+  loop.run([&](char** p, const int64_t* s, int64_t n) { binary_run<Out, In>(p, s, n, f); });
+}
+
+template <typename Out, typename In, typename F>
+void unary_apply(const Tensor& out, const Tensor& in, F f) {
+  StridedLoop<2> loop(out.shape, {&out, &in});
+  loop.run([&](char** p, const int64_t* s, int64_t n) { unary_run<Out, In>(p, s, n, f); });
+}
+
+// Python's floor division and modulo (the result of % takes the divisor's sign).
+template <typename T>
+inline T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    T mod = std::fmod(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return std::copysign(T(0), a / b);
+    T fl = std::floor(div);
+    if (div - fl > T(0.5)) fl += 1;
+    return fl;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // no INT_MIN/-1 trap
+    T q = a / b;
+    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    return q;
+  } else {
+    return a / b;
+  }
+}
+
+template <typename T>
+inline T py_mod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    else if (r == 0) r = std::copysign(T(0), b);
+    return r;
+  } else if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return 0;
+    T r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  } else {
+    return a % b;
+  }
+}
+
+template <typename T>
+inline T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+template <typename T>
+void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  switch (op) {
+    case BinaryOp::Add:
+      if constexpr (std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, [](T x, T y) { return x || y; });
+      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
+    case BinaryOp::Sub: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+    case BinaryOp::Mul:
+      if constexpr (std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, [](T x, T y) { return x && y; });
+      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::Div: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
+    case BinaryOp::FloorDiv:
+      if constexpr (!std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, floor_div<T>);
+      break;
+    case BinaryOp::Mod:
+      if constexpr (!std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, py_mod<T>);
+      break;
+    case BinaryOp::Pow:
+      if constexpr (std::is_floating_point_v<T>)
+        return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+      else if constexpr (!std::is_same_v<T, bool>)
+        return binary_apply<T, T>(out, a, b, int_pow<T>);
+      break;
+    case BinaryOp::Maximum:
+      return binary_apply<T, T>(out, a, b, [](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>) if (x != x || y != y) return std::numeric_limits<T>::quiet_NaN();
+        return x > y ? x : y;
+      });
+    case BinaryOp::Minimum:
+      return binary_apply<T, T>(out, a, b, [](T x, T y) {
+        if constexpr (std::is_floating_point_v<T>) if (x != x || y != y) return std::numeric_limits<T>::quiet_NaN();
+        return x < y ? x : y;
+      });
+    case BinaryOp::Eq: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x == y; });
+    case BinaryOp::Ne: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x != y; });
+    case BinaryOp::Lt: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x < y; });
+    case BinaryOp::Le: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x <= y; });
+    case BinaryOp::Gt: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x > y; });
+    case BinaryOp::Ge: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x >= y; });
+    case BinaryOp::LogicalAnd: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
+    case BinaryOp::LogicalOr: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
+    case BinaryOp::LogicalXor: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return (x != T(0)) != (y != T(0)); });
+  }
+  throw TypeError(str("binary op not supported for dtype ", dtype_name(a.dtype)));
+}
+
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  AK_DISPATCH_ALL(a.dtype, "binary op", [&](auto tag) {
+    using T = decltype(tag);
+    binary_typed<T>(op, out, a, b);
+  });
+}
+
+template <typename T>
+inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+
+template <typename T>
+void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  const T pa = static_cast<T>(p.a), pb = static_cast<T>(p.b);
+  switch (op) {
+    case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return -x; });
+    case UnaryOp::Abs: return unary_apply<T, T>(out, in, [](T x) { return std::abs(x); });
+    case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return T((x > 0) - (x < 0)) + x * 0; });
+    case UnaryOp::Exp: return unary_apply<T, T>(out, in, [](T x) { return std::exp(x); });
+    case UnaryOp::Log: return unary_apply<T, T>(out, in, [](T x) { return std::log(x); });
+    case UnaryOp::Log1p: return unary_apply<T, T>(out, in, [](T x) { return std::log1p(x); });
+    case UnaryOp::Expm1: return unary_apply<T, T>(out, in, [](T x) { return std::expm1(x); });
+    case UnaryOp::Sqrt: return unary_apply<T, T>(out, in, [](T x) { return std::sqrt(x); });
+    case UnaryOp::Rsqrt: return unary_apply<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
+    case UnaryOp::Sin: return unary_apply<T, T>(out, in, [](T x) { return std::sin(x); });
+    case UnaryOp::Cos: return unary_apply<T, T>(out, in, [](T x) { return std::cos(x); });
+    case UnaryOp::Tanh: return unary_apply<T, T>(out, in, [](T x) { return std::tanh(x); });
+    case UnaryOp::Sigmoid: return unary_apply<T, T>(out, in, [](T x) { return sigmoid(x); });
+    case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : (x != x ? x : T(0)); });
+    case UnaryOp::Gelu:
+      return unary_apply<T, T>(out, in, [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); });
+    case UnaryOp::GeluTanh:
+      return unary_apply<T, T>(out, in, [](T x) {
+        const T k = T(0.7978845608028654);  // sqrt(2/pi)
+        return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+      });
+    case UnaryOp::Silu: return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid(x); });
+    case UnaryOp::Softplus:  // a = beta, b = threshold: above it softplus(x) == x to working precision
+      return unary_apply<T, T>(out, in, [pa, pb](T x) { return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa; });
+    case UnaryOp::Floor: return unary_apply<T, T>(out, in, [](T x) { return std::floor(x); });
+    case UnaryOp::Ceil: return unary_apply<T, T>(out, in, [](T x) { return std::ceil(x); });
+    case UnaryOp::Round: return unary_apply<T, T>(out, in, [](T x) { return std::nearbyint(x); });
+    case UnaryOp::Reciprocal: return unary_apply<T, T>(out, in, [](T x) { return T(1) / x; });
+    case UnaryOp::Square: return unary_apply<T, T>(out, in, [](T x) { return x * x; });
+    case UnaryOp::LeakyRelu: return unary_apply<T, T>(out, in, [pa](T x) { return x > 0 ? x : x * pa; });
+    case UnaryOp::Elu: return unary_apply<T, T>(out, in, [pa](T x) { return x > 0 ? x : pa * std::expm1(x); });
+    case UnaryOp::Clamp: {
+      const bool lo = p.has_a, hi = p.has_b;
+      return unary_apply<T, T>(out, in, [=](T x) {
+        if (lo && x < pa) x = pa;
+        if (hi && x > pb) x = pb;
+        return x;
+      });
+    }
+    case UnaryOp::LogicalNot: return unary_apply<bool, T>(out, in, [](T x) { return x == T(0); });
+  }
+}
+
+template <typename T>
+void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  const T pa = static_cast<T>(p.a), pb = static_cast<T>(p.b);
+  switch (op) {
+    case UnaryOp::LogicalNot: return unary_apply<bool, T>(out, in, [](T x) { return x == T(0); });
+    case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>(0 - x); });
+    case UnaryOp::Abs:
+      return unary_apply<T, T>(out, in, [](T x) {
+        if constexpr (std::is_signed_v<T>) return x < 0 ? static_cast<T>(0 - x) : x;
+        else return x;
+      });
+    case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
+    case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : T(0); });
+    case UnaryOp::Square: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
+    case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+      return unary_apply<T, T>(out, in, [](T x) { return x; });
+    case UnaryOp::Clamp: {
+      const bool lo = p.has_a, hi = p.has_b;
+      return unary_apply<T, T>(out, in, [=](T x) {
+        if (lo && x < pa) x = pa;
+        if (hi && x > pb) x = pb;
+        return x;
+      });
+    }
+    default: break;
+  }
+  throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));
+}
+
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  switch (in.dtype) {
+    case DType::Float32: return unary_float<float>(op, out, in, p);
+    case DType::Float64: return unary_float<double>(op, out, in, p);
+    case DType::Int64: return unary_integral<int64_t>(op, out, in, p);
+    case DType::UInt8: return unary_integral<uint8_t>(op, out, in, p);
+    case DType::Bool:
+      if (op == UnaryOp::LogicalNot) return unary_apply<bool, bool>(out, in, [](bool x) { return !x; });
+      if (op == UnaryOp::Abs || op == UnaryOp::Relu || op == UnaryOp::Floor || op == UnaryOp::Ceil ||
+          op == UnaryOp::Round)
+        return unary_apply<bool, bool>(out, in, [](bool x) { return x; });
+      break;
+  }
+  throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));
+}
+
+// Converting copy: dst[i] = (Dst) src[i].
+void copy(const Tensor& dst, const Tensor& src) {
+  AK_DISPATCH_ALL(dst.dtype, "copy", [&](auto dtag) {
+    using D = decltype(dtag);
+    AK_DISPATCH_ALL(src.dtype, "copy", [&](auto stag) {
+      using S = decltype(stag);
+      if constexpr (std::is_same_v<D, bool>)
+        unary_apply<D, S>(dst, src, [](S x) { return x != S(0); });
+      else
+        unary_apply<D, S>(dst, src, [](S x) { return static_cast<D>(x); });
+    });
+  });
+}
+
+// Sum of a contiguous run, with 8 independent accumulators: the compiler keeps
+// them in vector registers, and splitting the sum also shortens the chain of
+// rounding errors (each accumulator sees n/8 terms).
+template <typename T, typename Acc>
+Acc sum_contiguous(const T* x, int64_t n) {
+  Acc acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += static_cast<Acc>(x[i + k]);
+  Acc total = 0;
+  for (; i < n; ++i) total += static_cast<Acc>(x[i]);
+  return total + ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+}
+
+float sum_contiguous_f32(const float* x, int64_t n) {
+  // Blocks of 4096 summed in float, blocks combined in double: float speed,
+  // with the error of a ~4096-term sum rather than an n-term one.
+  double total = 0;
+  for (int64_t i = 0; i < n; i += 4096) total += sum_contiguous<float, float>(x + i, std::min<int64_t>(4096, n - i));
+  return static_cast<float>(total);
+}
+double sum_contiguous_f64(const double* x, int64_t n) { return sum_contiguous<double, double>(x, n); }
+
+}  // namespace aakaar::cpu::AK_KERNEL_NS

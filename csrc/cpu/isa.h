@@ -1,0 +1,36 @@
+// Run-time choice between the baseline and the AVX2/FMA builds of the hot
+// loops: the default build never assumes more than the baseline ISA, so one
+// wheel runs everywhere and is still fast where AVX2 exists.
+#pragma once
+#include <cstdint>
+
+#include "core/backend.h"
+
+namespace aakaar::cpu {
+
+#define AK_ISA_DECLS                                                              \
+  void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b); \
+  void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p);   \
+  void copy(const Tensor& dst, const Tensor& src);                               \
+  float sum_contiguous_f32(const float* x, int64_t n);                           \
+  double sum_contiguous_f64(const double* x, int64_t n);
+
+namespace baseline { AK_ISA_DECLS }
+namespace avx2 { AK_ISA_DECLS }
+#undef AK_ISA_DECLS
+
+bool has_avx2();
+
+struct ElementwiseKernels {
+  void (*binary)(BinaryOp, const Tensor&, const Tensor&, const Tensor&);
+  void (*unary)(UnaryOp, const Tensor&, const Tensor&, UnaryParams);
+  void (*copy)(const Tensor&, const Tensor&);
+  float (*sum_f32)(const float*, int64_t);
+  double (*sum_f64)(const double*, int64_t);
+};
+// The best build for this CPU, chosen once.
+const ElementwiseKernels& kernels();
+// "avx2" or "baseline".
+const char* isa_name();
+
+}  // namespace aakaar::cpu

@@ -1,0 +1,116 @@
+// Making new tensors: empty/full/arange/linspace/eye and the Philox-backed
+// random functions.
+#include <cmath>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+
+TensorPtr empty(const Shape& shape, DType dtype, Device device) { return Tensor::empty(shape, dtype, device); }
+
+TensorPtr full(const Shape& shape, Scalar value, DType dtype, Device device) {
+  TensorPtr t = Tensor::empty(shape, dtype, device);
+  backend(device).fill(*t, value);
+  return t;
+}
+
+TensorPtr scalar_tensor(Scalar value, DType dtype, Device device) { return full({}, value, dtype, device); }
+
+TensorPtr arange(double start, double end, double step, DType dtype, Device device) {
+  AK_CHECK(step != 0, ValueError, "arange: step must be nonzero");
+  AK_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "arange: start and end must be finite");
+  AK_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
+           "arange: upper bound and step sign are inconsistent (start=", start, ", end=", end, ", step=", step, ")");
+  const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
+  TensorPtr t = Tensor::empty({n}, DType::Float64);
+  double* p = t->data<double>();
+  for (int64_t i = 0; i < n; ++i) p[i] = start + i * step;
+  return to_device(to_dtype(t, dtype), device);
+}
+
+TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device device) {
+  AK_CHECK(steps >= 0, ValueError, "linspace: number of steps must be non-negative, got ", steps);
+  TensorPtr t = Tensor::empty({steps}, DType::Float64);
+  double* p = t->data<double>();
+  const double step = steps > 1 ? (end - start) / (steps - 1) : 0;
+  // Fill from both ends (as PyTorch does) so the last element is exactly `end`.
+  for (int64_t i = 0; i < steps; ++i) p[i] = i < steps / 2 ? start + i * step : end - (steps - 1 - i) * step;
+  return to_device(to_dtype(t, dtype), device);
+}
+
+TensorPtr eye(int64_t n, int64_t m, DType dtype, Device device) {
+  AK_CHECK(n >= 0 && m >= 0, ValueError, "eye: sizes must be non-negative, got ", n, " x ", m);
+  TensorPtr t = full({n, m}, Scalar::from_int(0), dtype, device);
+  TensorPtr d = diagonal(t, 0, 0, 1);
+  fill_(d, Scalar::from_int(1));
+  return t;
+}
+
+Generator& default_generator() {
+  static Generator g;
+  return g;
+}
+
+namespace {
+// Reserves `blocks` Philox blocks of the generator's stream.
+uint64_t take_blocks(Generator& gen, int64_t blocks) {
+  const uint64_t start = gen.offset;
+  gen.offset += static_cast<uint64_t>(blocks);
+  return start;
+}
+// One Philox block yields four float32 or two float64 numbers.
+int64_t blocks_for(DType dtype, int64_t n) { return dtype == DType::Float32 ? (n + 3) / 4 : (n + 1) / 2; }
+}  // namespace
+
+TensorPtr rand(const Shape& shape, DType dtype, Generator& gen, Device device) {
+  TensorPtr t = Tensor::empty(shape, dtype, device);
+  AK_CHECK(is_floating(dtype), TypeError, "rand: dtype must be float32 or float64, got ", dtype_name(dtype));
+  backend(device).random_uniform(*t, gen.seed, take_blocks(gen, blocks_for(dtype, t->numel())), 0.0, 1.0);
+  return t;
+}
+
+TensorPtr randn(const Shape& shape, DType dtype, Generator& gen, Device device) {
+  TensorPtr t = Tensor::empty(shape, dtype, device);
+  AK_CHECK(is_floating(dtype), TypeError, "randn: dtype must be float32 or float64, got ", dtype_name(dtype));
+  backend(device).random_normal(*t, gen.seed, take_blocks(gen, blocks_for(dtype, t->numel())), 0.0, 1.0);
+  return t;
+}
+
+TensorPtr randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator& gen, Device device) {
+  AK_CHECK(high > low, ValueError, "randint: expected low < high, got low=", low, ", high=", high);
+  // Draw uniform doubles (53 bits) and scale: exact for ranges below 2^53.
+  TensorPtr u = Tensor::empty(shape, DType::Float64, Device{});
+  backend(Device{}).random_uniform(*u, gen.seed, take_blocks(gen, (u->numel() + 1) / 2), 0.0, 1.0);
+  TensorPtr out = Tensor::empty(shape, DType::Int64, Device{});
+  const double range = static_cast<double>(high) - static_cast<double>(low);
+  const double* up = u->data<double>();
+  int64_t* op = out->data<int64_t>();
+  for (int64_t i = 0, n = out->numel(); i < n; ++i)
+    op[i] = low + std::min(static_cast<int64_t>(up[i] * range), static_cast<int64_t>(range) - 1);
+  return to_device(to_dtype(out, dtype), device);
+}
+
+TensorPtr randperm(int64_t n, DType dtype, Generator& gen, Device device) {
+  AK_CHECK(n >= 0, ValueError, "randperm: n must be non-negative, got ", n);
+  // Fisher-Yates driven by one uniform double per step.
+  TensorPtr u = Tensor::empty({n}, DType::Float64, Device{});
+  backend(Device{}).random_uniform(*u, gen.seed, take_blocks(gen, (n + 1) / 2), 0.0, 1.0);
+  TensorPtr out = arange(0, static_cast<double>(n), 1, DType::Int64);
+  int64_t* p = out->data<int64_t>();
+  const double* up = u->data<double>();
+  for (int64_t i = n - 1; i > 0; --i) {
+    const int64_t j = std::min(static_cast<int64_t>(up[i] * (i + 1)), i);
+    std::swap(p[i], p[j]);
+  }
+  return to_device(to_dtype(out, dtype), device);
+}
+
+TensorPtr bernoulli(const TensorPtr& p, Generator& gen) {
+  AK_CHECK(is_floating(p->dtype), TypeError, "bernoulli: probabilities must be float32 or float64, got ",
+           dtype_name(p->dtype));
+  TensorPtr u = rand(p->shape, p->dtype, gen, p->device());
+  return to_dtype(binary(BinaryOp::Lt, u, p), p->dtype);
+}
+
+}  // namespace aakaar::ops

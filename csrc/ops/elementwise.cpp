@@ -1,0 +1,187 @@
+// Elementwise ops: broadcasting, type promotion, in-place rules.
+#include "core/error.h"
+#include "cpu/iterator.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+
+Shape broadcast_shapes(const std::vector<Shape>& shapes) {
+  Shape out;
+  for (const Shape& s : shapes) out = cpu::broadcast_shapes(out, s);
+  return out;
+}
+
+DType result_type(const TensorPtr& a, const TensorPtr& b) { return promote_types(a->dtype, b->dtype); }
+
+TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
+  // A Python number does not widen a tensor of its own kind (float32 + 2.5
+  // stays float32), but a float number makes an integer tensor float32.
+  DType dt = like->dtype;
+  if (s.kind == Scalar::Kind::Float && !is_floating(dt)) dt = DType::Float32;
+  else if (s.kind == Scalar::Kind::Int && dt == DType::Bool) dt = DType::Int64;
+  return scalar_tensor(s, dt, like->device());
+}
+
+namespace {
+
+bool is_comparison(BinaryOp op) {
+  return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
+         op == BinaryOp::Ge || op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
+}
+
+const char* op_name(BinaryOp op) {
+  static const char* names[] = {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum",
+                                "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"};
+  return names[static_cast<int>(op)];
+}
+
+// The dtype the kernel computes in, after checking the op accepts it.
+DType compute_dtype(BinaryOp op, DType promoted) {
+  if (op == BinaryOp::Div && !is_floating(promoted)) return DType::Float32;  // true division
+  if (promoted == DType::Bool)
+    AK_CHECK(op != BinaryOp::Sub && op != BinaryOp::FloorDiv && op != BinaryOp::Mod && op != BinaryOp::Pow, TypeError,
+             op_name(op), " is not supported for two bool tensors; convert one with .to(aakaar.int64) first");
+  return promoted;
+}
+
+// Integer division by zero would kill the process (SIGFPE); check first.
+void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b) {
+  if (is_floating(dt)) return;
+  if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod) {
+    TensorPtr zero = binary_scalar(BinaryOp::Eq, b, Scalar::from_int(0), false);
+    AK_CHECK(reduce(ReduceOp::Any, zero, std::nullopt, false)->data<bool>()[0] == false, RuntimeError,
+             "ZeroDivisionError: integer ", op_name(op), " by zero");
+  }
+  if (op == BinaryOp::Pow && dt != DType::UInt8) {
+    TensorPtr neg = binary_scalar(BinaryOp::Lt, b, Scalar::from_int(0), false);
+    AK_CHECK(reduce(ReduceOp::Any, neg, std::nullopt, false)->data<bool>()[0] == false, ValueError,
+             "integers to negative integer powers are not allowed");
+  }
+}
+
+// Whether writing through t could write one memory location twice (an
+// expanded dim with stride 0).
+bool has_internal_overlap(const Tensor& t) {
+  for (int64_t d = 0; d < t.ndim(); ++d)
+    if (t.shape[d] > 1 && t.strides[d] == 0) return true;
+  return false;
+}
+
+bool can_cast(DType from, DType to) {
+  if (is_floating(from) && !is_floating(to)) return false;
+  if (from != DType::Bool && to == DType::Bool) return false;
+  return true;
+}
+
+}  // namespace
+
+TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
+  check_same_device(a, b, op_name(op));
+  const DType dt = compute_dtype(op, result_type(a, b));
+  const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
+  TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
+  check_int_divisor(op, dt, cb);
+  TensorPtr out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : dt, a->device());
+  if (ca->shape != shape) ca = expand(ca, shape);
+  if (cb->shape != shape) cb = expand(cb, shape);
+  backend(a->device()).binary(op, *out, *ca, *cb);
+  return out;
+}
+
+TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse) {
+  TensorPtr s = wrap_scalar(b, a);
+  return reverse ? binary(op, s, a) : binary(op, a, s);
+}
+
+void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
+  check_same_device(self, other, op_name(op));
+  const DType dt = compute_dtype(op, result_type(self, other));
+  const DType out_dt = is_comparison(op) ? DType::Bool : dt;
+  AK_CHECK(can_cast(out_dt, self->dtype), TypeError, op_name(op), "_: result type ", dtype_name(out_dt),
+           " can't be cast to the desired output type ", dtype_name(self->dtype));
+  const Shape shape = cpu::broadcast_shapes(self->shape, other->shape);
+  AK_CHECK(shape == self->shape, ValueError, op_name(op), "_: output with shape ", shape_str(self->shape),
+           " doesn't match the broadcast shape ", shape_str(shape));
+  AK_CHECK(!has_internal_overlap(*self), RuntimeError, op_name(op),
+           "_: more than one element of the written-to tensor refers to a single memory location"
+           " (it was expanded); call .clone() first");
+  TensorPtr b = to_dtype(other, dt);
+  check_int_divisor(op, dt, b);
+  // Reading `other` while writing `self` is safe only if they are the same
+  // view or do not share memory; otherwise work from a copy.
+  if (b->storage == self->storage && (b->offset != self->offset || b->strides != self->strides)) b = clone(b);
+  b = expand(b, shape);
+  if (self->dtype == dt && out_dt == dt) {
+    backend(self->device()).binary(op, *self, *self, *b);
+  } else {
+    TensorPtr tmp = Tensor::empty(shape, out_dt, self->device());
+    backend(self->device()).binary(op, *tmp, *to_dtype(self, dt), *b);
+    backend(self->device()).copy(*self, *tmp);
+  }
+  self->storage->bump_version();
+}
+
+namespace {
+bool needs_float(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Log1p: case UnaryOp::Expm1: case UnaryOp::Sqrt:
+    case UnaryOp::Rsqrt: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tanh: case UnaryOp::Sigmoid:
+    case UnaryOp::Gelu: case UnaryOp::GeluTanh: case UnaryOp::Silu: case UnaryOp::Softplus:
+    case UnaryOp::Reciprocal: case UnaryOp::Elu: case UnaryOp::LeakyRelu:
+      return true;
+    default:
+      return false;
+  }
+}
+}  // namespace
+
+TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  AK_CHECK(!(op == UnaryOp::Neg && t->dtype == DType::Bool), TypeError,
+           "negation, the `-` operator, on a bool tensor is not supported; use logical_not() or ~ instead");
+  TensorPtr in = t;
+  if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
+  if (op == UnaryOp::Clamp && !is_floating(t->dtype) &&
+      (p.a != static_cast<double>(static_cast<int64_t>(p.a)) || p.b != static_cast<double>(static_cast<int64_t>(p.b))))
+    in = to_dtype(t, DType::Float32);  // clamping ints to a fractional bound gives floats
+  TensorPtr out = Tensor::empty(in->shape, op == UnaryOp::LogicalNot ? DType::Bool : in->dtype, in->device());
+  backend(in->device()).unary(op, *out, *in, p);
+  return out;
+}
+
+void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
+           "in-place op on a ", dtype_name(t->dtype), " tensor would need a floating-point result; use the "
+           "out-of-place version");
+  AK_CHECK(op != UnaryOp::LogicalNot || t->dtype == DType::Bool, TypeError,
+           "logical_not_ needs a bool tensor, got ", dtype_name(t->dtype));
+  AK_CHECK(!has_internal_overlap(*t), RuntimeError,
+           "in-place op on an expanded tensor (stride 0): more than one element refers to a single memory location");
+  backend(t->device()).unary(op, *t, *t, p);
+  t->storage->bump_version();
+}
+
+TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
+  AK_CHECK(cond->dtype == DType::Bool, TypeError, "where: condition must be a bool tensor, got ",
+           dtype_name(cond->dtype));
+  check_same_device(cond, a, "where");
+  check_same_device(a, b, "where");
+  const DType dt = result_type(a, b);
+  const Shape shape = broadcast_shapes({cond->shape, a->shape, b->shape});
+  TensorPtr out = Tensor::empty(shape, dt, a->device());
+  backend(a->device()).where(*out, *expand(cond, shape), *expand(to_dtype(a, dt), shape),
+                             *expand(to_dtype(b, dt), shape));
+  return out;
+}
+
+TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value) {
+  AK_CHECK(mask->dtype == DType::Bool, TypeError, "masked_fill: mask must be a bool tensor, got ",
+           dtype_name(mask->dtype));
+  const Shape shape = cpu::broadcast_shapes(t->shape, mask->shape);
+  AK_CHECK(shape == t->shape, ValueError, "masked_fill: mask of shape ", shape_str(mask->shape),
+           " does not broadcast to the tensor's shape ", shape_str(t->shape));
+  AK_CHECK(!(value.kind == Scalar::Kind::Float && !is_floating(t->dtype)), TypeError,
+           "masked_fill: cannot fill a ", dtype_name(t->dtype), " tensor with the float value ", value.f);
+  return where(mask, scalar_tensor(value, t->dtype, t->device()), t);
+}
+
+}  // namespace aakaar::ops

@@ -1,0 +1,260 @@
+// Gathering and scattering: index_select, gather/scatter, advanced (tensor)
+// indexing and index assignment, nonzero, cat and stack.
+#include <cstring>
+#include <numeric>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+namespace {
+
+void check_index_dtype(const TensorPtr& index, const char* op) {
+  AK_CHECK(index->dtype == DType::Int64, TypeError, op, ": index must be an int64 tensor, got ",
+           dtype_name(index->dtype));
+}
+
+// Checks every index lies in [-size, size) (or [0, size) when negatives are
+// not allowed) and returns a contiguous int64 copy with negatives wrapped.
+TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, bool allow_negative, const char* op) {
+  TensorPtr idx = clone(contiguous(index));
+  int64_t* p = idx->data<int64_t>();
+  for (int64_t i = 0, n = idx->numel(); i < n; ++i) {
+    const int64_t v = p[i];
+    AK_CHECK(v < size && v >= (allow_negative ? -size : 0), IndexError, op, ": index ", v,
+             " is out of bounds for dimension ", dim, " with size ", size);
+    if (v < 0) p[i] = v + size;
+  }
+  return idx;
+}
+
+}  // namespace
+
+TensorPtr index_select(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
+  check_index_dtype(index, "index_select");
+  AK_CHECK(index->ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",
+           shape_str(index->shape));
+  dim = t->wrap_dim(dim);
+  std::vector<TensorPtr> indices(std::max<int64_t>(t->ndim(), 1));
+  indices[dim] = reshape(index, {-1});
+  return ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
+}
+
+TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
+  check_index_dtype(index, "gather");
+  check_same_device(t, index, "gather");
+  dim = t->wrap_dim(dim);
+  AK_CHECK(index->ndim() == t->ndim(), ValueError, "gather: index ", shape_str(index->shape),
+           " must have as many dims as the input ", shape_str(t->shape));
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "gather: index ", shape_str(index->shape),
+             " is larger than the input ", shape_str(t->shape), " in dim ", d);
+  TensorPtr idx = checked_indices(index, t->ndim() ? t->shape[dim] : 1, dim, false, "gather");
+  TensorPtr out = Tensor::empty(index->shape, t->dtype, t->device());
+  backend(t->device()).gather(*out, *t, dim, *idx);
+  return out;
+}
+
+void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+  check_index_dtype(index, add ? "scatter_add" : "scatter");
+  dim = t->wrap_dim(dim);
+  AK_CHECK(index->ndim() == t->ndim() && src->ndim() == t->ndim(), ValueError,
+           "scatter: index ", shape_str(index->shape), ", src ", shape_str(src->shape), " and self ",
+           shape_str(t->shape), " must have the same number of dims");
+  for (int64_t d = 0; d < t->ndim(); ++d) {
+    AK_CHECK(index->shape[d] <= src->shape[d], ValueError, "scatter: index ", shape_str(index->shape),
+             " is larger than src ", shape_str(src->shape), " in dim ", d);
+    AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "scatter: index ", shape_str(index->shape),
+             " is larger than self ", shape_str(t->shape), " in dim ", d);
+  }
+  TensorPtr idx = checked_indices(index, t->shape[dim], dim, false, "scatter");
+  backend(t->device()).scatter(*t, dim, *idx, *to_dtype(src, t->dtype), add);
+  t->storage->bump_version();
+}
+
+TensorPtr scatter(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+  TensorPtr out = clone(t);
+  scatter_(out, dim, index, src, add);
+  return out;
+}
+
+namespace {
+
+// The plan shared by reading (index) and writing (index_put_) with tensor
+// indices: for every position b of the broadcast index shape, the element
+// offset it selects; for every position r of the remaining (not indexed)
+// dims, the offset it adds.
+struct AdvancedIndexPlan {
+  Shape index_shape;                 // broadcast shape B of the index tensors
+  Shape rest_shape;                  // the dims that are not indexed, in order
+  std::vector<int64_t> base_offsets; // per b, in elements, including t->offset
+  std::vector<int64_t> rest_offsets; // per r, in elements
+  Shape result_shape;                // PyTorch's placement of B among the dims
+  DimList to_result;                 // permutation from (B, rest) layout to result layout
+};
+
+AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
+  AK_CHECK(static_cast<int64_t>(indices.size()) <= t->ndim(), IndexError, "too many indices for tensor of dimension ",
+           t->ndim());
+  AdvancedIndexPlan plan;
+  std::vector<int64_t> dims;
+  std::vector<Shape> shapes;
+  for (size_t d = 0; d < indices.size(); ++d)
+    if (indices[d]) {
+      check_index_dtype(indices[d], "index");
+      dims.push_back(static_cast<int64_t>(d));
+      shapes.push_back(indices[d]->shape);
+    }
+  plan.index_shape = broadcast_shapes(shapes);
+  const int64_t nb = shape_numel(plan.index_shape);
+  plan.base_offsets.assign(nb, t->offset);
+  for (int64_t d : dims) {
+    TensorPtr idx = checked_indices(contiguous(expand(indices[d], plan.index_shape)), t->shape[d], d, true, "index");
+    const int64_t* p = idx->data<int64_t>();
+    for (int64_t b = 0; b < nb; ++b) plan.base_offsets[b] += p[b] * t->strides[d];
+  }
+  Shape rest_strides;
+  std::vector<int64_t> rest_dims;
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    if (d >= static_cast<int64_t>(indices.size()) || !indices[d]) {
+      rest_dims.push_back(d);
+      plan.rest_shape.push_back(t->shape[d]);
+      rest_strides.push_back(t->strides[d]);
+    }
+  // Offsets of the rest dims, row-major.
+  const int64_t nr = shape_numel(plan.rest_shape);
+  plan.rest_offsets.assign(nr, 0);
+  for (int64_t r = 0; r < nr; ++r) {
+    int64_t rem = r, off = 0;
+    for (int64_t k = static_cast<int64_t>(plan.rest_shape.size()) - 1; k >= 0; --k) {
+      off += (rem % plan.rest_shape[k]) * rest_strides[k];
+      rem /= plan.rest_shape[k];
+    }
+    plan.rest_offsets[r] = off;
+  }
+  // Adjacent indexed dims keep their place; otherwise B goes first (PyTorch/numpy).
+  const bool adjacent = dims.back() - dims.front() + 1 == static_cast<int64_t>(dims.size());
+  const int64_t nbd = static_cast<int64_t>(plan.index_shape.size());
+  const int64_t before = adjacent ? dims.front() : 0;  // rest dims that stay in front of B
+  for (int64_t k = 0; k < before; ++k) plan.to_result.push_back(nbd + k);
+  for (int64_t k = 0; k < nbd; ++k) plan.to_result.push_back(k);
+  for (int64_t k = before; k < static_cast<int64_t>(rest_dims.size()); ++k) plan.to_result.push_back(nbd + k);
+  Shape layout = plan.index_shape;
+  layout.insert(layout.end(), plan.rest_shape.begin(), plan.rest_shape.end());
+  for (int64_t k : plan.to_result) plan.result_shape.push_back(layout[k]);
+  return plan;
+}
+
+}  // namespace
+
+TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
+  AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, "advanced indexing is implemented on cpu only");
+  const AdvancedIndexPlan plan = plan_advanced(t, indices);
+  Shape layout = plan.index_shape;
+  layout.insert(layout.end(), plan.rest_shape.begin(), plan.rest_shape.end());
+  TensorPtr out = Tensor::empty(layout, t->dtype, t->device());
+  const int64_t size = t->element_size(), nr = static_cast<int64_t>(plan.rest_offsets.size());
+  const char* src = static_cast<const char*>(t->storage->data());
+  char* dst = out->data_ptr();
+  for (size_t b = 0; b < plan.base_offsets.size(); ++b)
+    for (int64_t r = 0; r < nr; ++r)
+      std::memcpy(dst + (b * nr + r) * size, src + (plan.base_offsets[b] + plan.rest_offsets[r]) * size, size);
+  return contiguous(permute(out, plan.to_result));
+}
+
+void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate) {
+  AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, "index assignment is implemented on cpu only");
+  const AdvancedIndexPlan plan = plan_advanced(t, indices);
+  TensorPtr v = to_dtype(values, t->dtype);
+  AK_CHECK(v->ndim() <= static_cast<int64_t>(plan.result_shape.size()), ValueError,
+           "index assignment: values of shape ", shape_str(v->shape), " cannot be broadcast to the indexed shape ",
+           shape_str(plan.result_shape));
+  v = expand(v, plan.result_shape);
+  // Bring the values into (B, rest) order, the inverse of to_result.
+  DimList inverse(plan.to_result.size());
+  for (size_t k = 0; k < plan.to_result.size(); ++k) inverse[plan.to_result[k]] = static_cast<int64_t>(k);
+  v = contiguous(permute(v, inverse));
+  if (v->storage == t->storage) v = clone(v);
+  const int64_t nr = static_cast<int64_t>(plan.rest_offsets.size());
+  AK_DISPATCH_ALL(t->dtype, "index_put_", [&](auto tag) {
+    using T = decltype(tag);
+    T* dst = static_cast<T*>(t->storage->data());
+    const T* src = v->data<T>();
+    for (size_t b = 0; b < plan.base_offsets.size(); ++b)
+      for (int64_t r = 0; r < nr; ++r) {
+        T& o = dst[plan.base_offsets[b] + plan.rest_offsets[r]];
+        const T x = src[b * nr + r];
+        if constexpr (std::is_same_v<T, bool>) o = accumulate ? (o || x) : x;
+        else o = accumulate ? static_cast<T>(o + x) : x;
+      }
+  });
+  t->storage->bump_version();
+}
+
+TensorPtr nonzero(const TensorPtr& t) {
+  TensorPtr b = contiguous(to_dtype(t, DType::Bool));
+  const bool* p = b->data<bool>();
+  const int64_t n = b->numel(), nd = t->ndim();
+  int64_t count = 0;
+  for (int64_t i = 0; i < n; ++i) count += p[i];
+  TensorPtr out = Tensor::empty({count, nd}, DType::Int64);
+  int64_t* o = out->data<int64_t>();
+  for (int64_t i = 0, row = 0; i < n; ++i) {
+    if (!p[i]) continue;
+    int64_t rem = i;
+    for (int64_t d = nd - 1; d >= 0; --d) {
+      o[row * nd + d] = rem % t->shape[d];
+      rem /= t->shape[d];
+    }
+    ++row;
+  }
+  return out;
+}
+
+TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim) {
+  AK_CHECK(!ts.empty(), ValueError, "cat: expected a non-empty list of tensors");
+  // Legacy rule (PyTorch): 1-d empty tensors are skipped whatever their shape.
+  std::vector<TensorPtr> parts;
+  for (const auto& t : ts)
+    if (!(t->ndim() == 1 && t->shape[0] == 0)) parts.push_back(t);
+  if (parts.empty()) return clone(ts[0]);
+  const TensorPtr& first = parts[0];
+  AK_CHECK(first->ndim() > 0, ValueError, "cat: zero-dimensional tensor cannot be concatenated");
+  dim = first->wrap_dim(dim);
+  DType dt = first->dtype;
+  Shape shape = first->shape;
+  shape[dim] = 0;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const TensorPtr& t = parts[i];
+    check_same_device(first, t, "cat");
+    AK_CHECK(t->ndim() == first->ndim(), ValueError, "cat: tensor ", i, " has ", t->ndim(), " dims but tensor 0 has ",
+             first->ndim());
+    for (int64_t d = 0; d < t->ndim(); ++d)
+      AK_CHECK(d == dim || t->shape[d] == first->shape[d], ValueError, "cat: sizes of tensors must match except in dim ",
+               dim, "; got ", shape_str(first->shape), " and ", shape_str(t->shape), " (tensor ", i, ")");
+    shape[dim] += t->shape[dim];
+    dt = promote_types(dt, t->dtype);
+  }
+  TensorPtr out = Tensor::empty(shape, dt, first->device());
+  int64_t start = 0;
+  for (const auto& t : parts) {
+    TensorPtr dst = narrow(out, dim, start, t->shape[dim]);
+    backend(out->device()).copy(*dst, *t);
+    start += t->shape[dim];
+  }
+  return out;
+}
+
+TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim) {
+  AK_CHECK(!ts.empty(), ValueError, "stack: expected a non-empty list of tensors");
+  dim = wrap_dim(dim, ts[0]->ndim() + 1);
+  std::vector<TensorPtr> parts;
+  for (size_t i = 0; i < ts.size(); ++i) {
+    AK_CHECK(ts[i]->shape == ts[0]->shape, ValueError, "stack: expects each tensor to be equal size, but got ",
+             shape_str(ts[0]->shape), " at entry 0 and ", shape_str(ts[i]->shape), " at entry ", i);
+    parts.push_back(unsqueeze(ts[i], dim));
+  }
+  return cat(parts, dim);
+}
+
+}  // namespace aakaar::ops

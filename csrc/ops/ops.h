@@ -1,0 +1,109 @@
+// Every tensor operation of the core. An op checks its arguments (raising
+// errors that name shapes, dtypes and dims), works out the result's shape and
+// dtype, allocates it, and hands the work to the backend of the tensors'
+// device. Ops never touch memory themselves.
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "core/backend.h"
+#include "core/tensor.h"
+
+namespace aakaar::ops {
+
+using DimList = std::vector<int64_t>;
+
+// ---- creation (creation.cpp) ----
+TensorPtr empty(const Shape& shape, DType dtype, Device device = {});
+TensorPtr full(const Shape& shape, Scalar value, DType dtype, Device device = {});
+TensorPtr scalar_tensor(Scalar value, DType dtype, Device device = {});
+TensorPtr arange(double start, double end, double step, DType dtype, Device device = {});
+TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device device = {});
+TensorPtr eye(int64_t n, int64_t m, DType dtype, Device device = {});
+
+// ---- random numbers (random.cpp) ----
+struct Generator {
+  uint64_t seed = 0;
+  uint64_t offset = 0;  // Philox blocks consumed so far
+};
+Generator& default_generator();
+TensorPtr rand(const Shape& shape, DType dtype, Generator& gen, Device device = {});
+TensorPtr randn(const Shape& shape, DType dtype, Generator& gen, Device device = {});
+TensorPtr randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator& gen, Device device = {});
+TensorPtr randperm(int64_t n, DType dtype, Generator& gen, Device device = {});
+TensorPtr bernoulli(const TensorPtr& p, Generator& gen);
+
+// ---- views (view.cpp): all share storage with their input ----
+TensorPtr as_strided(const TensorPtr& t, const Shape& shape, const Shape& strides, std::optional<int64_t> offset);
+TensorPtr view(const TensorPtr& t, Shape shape);
+TensorPtr reshape(const TensorPtr& t, Shape shape);  // a view when possible, else a copy
+std::optional<Shape> view_strides(const Shape& old_shape, const Shape& old_strides, const Shape& new_shape);
+Shape infer_shape(Shape shape, int64_t numel);
+TensorPtr transpose(const TensorPtr& t, int64_t d0, int64_t d1);
+TensorPtr permute(const TensorPtr& t, DimList dims);
+TensorPtr expand(const TensorPtr& t, const Shape& shape);
+TensorPtr squeeze(const TensorPtr& t, std::optional<DimList> dims);
+TensorPtr unsqueeze(const TensorPtr& t, int64_t dim);
+TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end);
+TensorPtr unflatten(const TensorPtr& t, int64_t dim, Shape sizes);
+TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length);
+TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop, int64_t step);
+TensorPtr select(const TensorPtr& t, int64_t dim, int64_t index);
+TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1);
+std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim);
+std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64_t dim);
+std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim);
+std::vector<TensorPtr> unbind(const TensorPtr& t, int64_t dim);
+TensorPtr contiguous(const TensorPtr& t);
+TensorPtr clone(const TensorPtr& t);
+TensorPtr to_dtype(const TensorPtr& t, DType dtype, bool copy = false);
+TensorPtr to_device(const TensorPtr& t, Device device);
+void copy_(const TensorPtr& dst, const TensorPtr& src);  // src broadcast to dst, dtype converted
+void fill_(const TensorPtr& dst, Scalar value);
+
+// ---- elementwise (elementwise.cpp) ----
+Shape broadcast_shapes(const std::vector<Shape>& shapes);
+DType result_type(const TensorPtr& a, const TensorPtr& b);
+TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b);
+TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse);
+void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other);  // self = self op other
+TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
+void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
+TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
+TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value);
+// Wraps a Python number as a 0-d tensor of the dtype it should compute in with `like`.
+TensorPtr wrap_scalar(Scalar s, const TensorPtr& like);
+
+// ---- reductions (reduce.cpp) ----
+TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim);
+TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std::optional<DType> dtype);
+TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim);
+TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim);
+std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool keepdim, bool is_max);
+TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max);
+TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim);
+TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log);
+TensorPtr cumsum(const TensorPtr& t, int64_t dim);
+
+// ---- indexing and joining (index.cpp) ----
+TensorPtr index_select(const TensorPtr& t, int64_t dim, const TensorPtr& index);
+TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index);
+TensorPtr scatter(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add);
+void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add);
+// Advanced indexing: `indices[k]` (or null) indexes dim k of t; int64 tensors only
+// (boolean masks are turned into int64 indices by the caller via nonzero).
+TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices);
+void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate);
+TensorPtr nonzero(const TensorPtr& t);  // (n, ndim) int64
+TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim);
+TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim);
+
+// ---- matmul (matmul.cpp) ----
+TensorPtr matmul(const TensorPtr& a, const TensorPtr& b);
+TensorPtr mm(const TensorPtr& a, const TensorPtr& b);
+TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
+
+// Checks shared by ops.
+void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
+
+}  // namespace aakaar::ops

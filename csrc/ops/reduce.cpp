@@ -1,0 +1,154 @@
+// Reductions: which dims, what dtype the result has, keepdim, and the
+// composite ones (mean, var, logsumexp) built from the kernels.
+#include <cmath>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+namespace {
+
+// Normalised, sorted dims to reduce; all dims when none are given.
+std::vector<bool> reduced_mask(const TensorPtr& t, const std::optional<DimList>& dims) {
+  std::vector<bool> mask(t->ndim(), !dims.has_value() || dims->empty());
+  if (dims)
+    for (int64_t d : *dims) {
+      d = t->wrap_dim(d);
+      if (t->ndim() == 0) continue;
+      AK_CHECK(!mask[d] || dims->empty(), ValueError, "dim ", d, " appears multiple times in the list of dims");
+      mask[d] = true;
+    }
+  return mask;
+}
+
+Shape keepdim_shape(const TensorPtr& t, const std::vector<bool>& mask) {
+  Shape s = t->shape;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (mask[d]) s[d] = 1;
+  return s;
+}
+
+TensorPtr drop_dims(const TensorPtr& t, const std::vector<bool>& mask, bool keepdim) {
+  if (keepdim) return t;
+  Shape shape, strides;
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    if (!mask[d]) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
+  return t->view_as_strided(shape, strides, t->offset);
+}
+
+const char* reduce_name(ReduceOp op) {
+  static const char* names[] = {"sum", "prod", "max", "min", "all", "any"};
+  return names[static_cast<int>(op)];
+}
+
+int64_t reduced_count(const TensorPtr& t, const std::vector<bool>& mask) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    if (mask[d]) n *= t->shape[d];
+  return n;
+}
+
+}  // namespace
+
+TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
+  const auto mask = reduced_mask(t, dims);
+  if (op == ReduceOp::Max || op == ReduceOp::Min)
+    AK_CHECK(reduced_count(t, mask) > 0 || shape_numel(keepdim_shape(t, mask)) == 0, RuntimeError,
+             reduce_name(op), "(): cannot reduce over a zero-size dimension of a tensor of shape ",
+             shape_str(t->shape), " (max and min have no identity)");
+  TensorPtr in = t;
+  DType out_dt = t->dtype;
+  if (op == ReduceOp::All || op == ReduceOp::Any) {
+    in = to_dtype(t, DType::Bool);
+    out_dt = DType::Bool;
+  } else if ((op == ReduceOp::Sum || op == ReduceOp::Prod) && !is_floating(t->dtype)) {
+    in = to_dtype(t, DType::Int64);  // integer sums accumulate in int64, like PyTorch
+    out_dt = DType::Int64;
+  }
+  TensorPtr out = Tensor::empty(keepdim_shape(t, mask), out_dt, t->device());
+  backend(t->device()).reduce(op, *out, *in);
+  return drop_dims(out, mask, keepdim);
+}
+
+TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std::optional<DType> dtype) {
+  return reduce(ReduceOp::Sum, dtype ? to_dtype(t, *dtype) : t, std::move(dims), keepdim);
+}
+
+TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
+  AK_CHECK(is_floating(t->dtype), TypeError, "mean(): input dtype must be floating point, got ", dtype_name(t->dtype),
+           "; convert with .to(aakaar.float32) first");
+  const auto mask = reduced_mask(t, dims);
+  const int64_t n = reduced_count(t, mask);
+  TensorPtr s = reduce(ReduceOp::Sum, t, dims, keepdim);
+  return binary_scalar(BinaryOp::Div, s, Scalar::from_double(static_cast<double>(n)), false);
+}
+
+TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim) {
+  AK_CHECK(is_floating(t->dtype), TypeError, "var/std: input dtype must be floating point, got ",
+           dtype_name(t->dtype));
+  const auto mask = reduced_mask(t, dims);
+  const int64_t n = reduced_count(t, mask);
+  // Two passes (mean, then squared deviations): far more accurate than
+  // E[x^2] - E[x]^2, which cancels catastrophically when the mean is large.
+  TensorPtr m = mean(t, dims, true);
+  TensorPtr d = binary(BinaryOp::Sub, t, m);
+  TensorPtr ss = reduce(ReduceOp::Sum, binary(BinaryOp::Mul, d, d), dims, keepdim);
+  const double denom = std::max(0.0, static_cast<double>(n) - correction);
+  return binary_scalar(BinaryOp::Div, ss, Scalar::from_double(denom), false);
+}
+
+std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool keepdim, bool is_max) {
+  dim = t->wrap_dim(dim);
+  TensorPtr in = t->ndim() == 0 ? reshape(t, {1}) : t;
+  AK_CHECK(in->shape[dim] > 0, IndexError, is_max ? "max" : "min", "(): cannot reduce dim ", dim,
+           " of size 0 (tensor of shape ", shape_str(t->shape), ")");
+  Shape ks = in->shape;
+  ks[dim] = 1;
+  TensorPtr values = Tensor::empty(ks, in->dtype, in->device());
+  TensorPtr indices = Tensor::empty(ks, DType::Int64, in->device());
+  backend(in->device()).arg_reduce(is_max, *values, *indices, *in, dim);
+  if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
+  std::vector<bool> mask(in->ndim(), false);
+  mask[dim] = true;
+  return {drop_dims(values, mask, keepdim), drop_dims(indices, mask, keepdim)};
+}
+
+TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  if (!dim) {
+    TensorPtr idx = max_dim(reshape(t, {-1}), 0, false, is_max).second;
+    return keepdim ? reshape(idx, Shape(t->ndim(), 1)) : idx;
+  }
+  return max_dim(t, *dim, keepdim, is_max).second;
+}
+
+TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
+  TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
+  // log sum exp(x) = m + log sum exp(x - m), with m the max: no overflow.
+  // Where m is infinite, x - m would be NaN, so shift by 0 there instead.
+  TensorPtr m = reduce(ReduceOp::Max, x, dims, true);
+  TensorPtr finite = binary(BinaryOp::Eq, unary(UnaryOp::Abs, m), scalar_tensor(Scalar::from_double(INFINITY), x->dtype));
+  m = where(finite, scalar_tensor(Scalar::from_double(0), x->dtype), m);
+  TensorPtr s = reduce(ReduceOp::Sum, unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, m)), dims, true);
+  TensorPtr out = binary(BinaryOp::Add, unary(UnaryOp::Log, s), m);
+  return drop_dims(out, reduced_mask(x, dims), keepdim);
+}
+
+TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log) {
+  TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
+  dim = x->wrap_dim(dim);
+  if (x->ndim() == 0) x = reshape(x, {1});
+  TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
+  backend(x->device()).softmax(*out, *x, dim, log);
+  return t->ndim() == 0 ? reshape(out, {}) : out;
+}
+
+TensorPtr cumsum(const TensorPtr& t, int64_t dim) {
+  dim = t->wrap_dim(dim);
+  TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Int64);
+  if (x->ndim() == 0) x = reshape(x, {1});
+  TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
+  backend(x->device()).cumsum(*out, *x, dim);
+  return t->ndim() == 0 ? reshape(out, {}) : out;
+}
+
+}  // namespace aakaar::ops

@@ -1,0 +1,359 @@
+// Views: new shape/strides/offset over the same storage, never a copy
+// (except reshape/contiguous/clone, which copy only when they must).
+#include <algorithm>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+
+namespace {
+TensorPtr make_view(const TensorPtr& t, Shape shape, Shape strides, int64_t offset) {
+  auto v = t->view_as_strided(std::move(shape), std::move(strides), offset);
+  return v;
+}
+}  // namespace
+
+TensorPtr as_strided(const TensorPtr& t, const Shape& shape, const Shape& strides, std::optional<int64_t> offset) {
+  AK_CHECK(shape.size() == strides.size(), ValueError, "as_strided: shape ", shape_str(shape), " and strides ",
+           shape_str(strides), " must have the same length");
+  const int64_t off = offset.value_or(t->offset);
+  AK_CHECK(off >= 0, ValueError, "as_strided: negative storage offset ", off);
+  int64_t lo = off, hi = off;  // smallest and largest element index reached
+  bool empty = false;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    AK_CHECK(shape[d] >= 0, ValueError, "as_strided: negative size in shape ", shape_str(shape));
+    AK_CHECK(strides[d] >= 0, ValueError, "as_strided: negative strides are not supported, got ", shape_str(strides));
+    if (shape[d] == 0) empty = true;
+    else hi += (shape[d] - 1) * strides[d];
+  }
+  const int64_t capacity = static_cast<int64_t>(t->storage->nbytes()) / t->element_size();
+  AK_CHECK(empty || hi < capacity, RuntimeError, "as_strided: shape ", shape_str(shape), " with strides ",
+           shape_str(strides), " and offset ", off, " would read element ", hi, " of a storage of ", capacity,
+           " elements");
+  (void)lo;
+  return make_view(t, shape, strides, off);
+}
+
+Shape infer_shape(Shape shape, int64_t numel) {
+  int64_t known = 1, infer = -1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == -1) {
+      AK_CHECK(infer < 0, ValueError, "only one dimension can be inferred (-1) in shape ", shape_str(shape));
+      infer = static_cast<int64_t>(d);
+    } else {
+      AK_CHECK(shape[d] >= 0, ValueError, "invalid shape ", shape_str(shape), ": negative dimension");
+      known *= shape[d];
+    }
+  }
+  if (infer >= 0) {
+    AK_CHECK(known != 0 && numel % known == 0, RuntimeError, "shape ", shape_str(shape),
+             " is invalid for input of size ", numel);
+    shape[infer] = numel / known;
+  }
+  AK_CHECK(shape_numel(shape) == numel, RuntimeError, "shape ", shape_str(shape), " is invalid for input of size ",
+           numel);
+  return shape;
+}
+
+// [[book:view_strides]]
+// Can memory laid out as (old_shape, old_strides) be read as new_shape without
+// copying? Walk both shapes from the right in "chunks": runs of old dims that
+// are contiguous with each other. Each chunk must be re-split exactly by a run
+// of new dims; inside a chunk the new strides are multiples of the chunk's
+// innermost stride. (This is PyTorch's rule.)
+std::optional<Shape> view_strides(const Shape& old_shape_in, const Shape& old_strides_in, const Shape& new_shape) {
+  Shape old_shape = old_shape_in, old_strides = old_strides_in;
+  if (old_shape.empty()) { old_shape = {1}; old_strides = {1}; }
+  Shape new_strides(new_shape.size());
+  if (shape_numel(old_shape) == 0) return contiguous_strides(new_shape);
+  int64_t view_d = static_cast<int64_t>(new_shape.size()) - 1;
+  int64_t chunk_base_stride = old_strides.back();
+  int64_t tensor_numel = 1, view_numel = 1;
+  for (int64_t tensor_d = static_cast<int64_t>(old_shape.size()) - 1; tensor_d >= 0; --tensor_d) {
+    tensor_numel *= old_shape[tensor_d];
+    // A chunk ends where the next dim to the left is not contiguous with it.
+    if (tensor_d == 0 ||
+        (old_shape[tensor_d - 1] != 1 && old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride)) {
+      while (view_d >= 0 && (view_numel < tensor_numel || new_shape[view_d] == 1)) {
+        new_strides[view_d] = view_numel * chunk_base_stride;
+        view_numel *= new_shape[view_d];
+        --view_d;
+      }
+      if (view_numel != tensor_numel) return std::nullopt;
+      if (tensor_d > 0) {
+        chunk_base_stride = old_strides[tensor_d - 1];
+        tensor_numel = 1;
+        view_numel = 1;
+      }
+    }
+  }
+  if (view_d != -1) return std::nullopt;
+  return new_strides;
+}
+// [[/book:view_strides]]
+
+TensorPtr view(const TensorPtr& t, Shape shape) {
+  shape = infer_shape(std::move(shape), t->numel());
+  auto strides = view_strides(t->shape, t->strides, shape);
+  AK_CHECK(strides.has_value(), RuntimeError, "view size ", shape_str(shape),
+           " is not compatible with input tensor's size ", shape_str(t->shape), " and stride ", shape_str(t->strides),
+           " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead, "
+           "or call .contiguous() first.");
+  return make_view(t, shape, *strides, t->offset);
+}
+
+TensorPtr reshape(const TensorPtr& t, Shape shape) {
+  shape = infer_shape(std::move(shape), t->numel());
+  if (auto strides = view_strides(t->shape, t->strides, shape)) return make_view(t, shape, *strides, t->offset);
+  return view(contiguous(t), shape);
+}
+
+// [[book:transpose]]
+// Transposing swaps two entries of shape and of strides; the data stays put.
+TensorPtr transpose(const TensorPtr& t, int64_t d0, int64_t d1) {
+  d0 = t->wrap_dim(d0);
+  d1 = t->wrap_dim(d1);
+  Shape shape = t->shape, strides = t->strides;
+  if (t->ndim() > 0) {
+    std::swap(shape[d0], shape[d1]);
+    std::swap(strides[d0], strides[d1]);
+  }
+  return make_view(t, shape, strides, t->offset);
+}
+// [[/book:transpose]]
+
+TensorPtr permute(const TensorPtr& t, DimList dims) {
+  const int64_t nd = t->ndim();
+  AK_CHECK(static_cast<int64_t>(dims.size()) == nd, ValueError, "permute: expected ", nd, " dims for a tensor of shape ",
+           shape_str(t->shape), ", got ", shape_str(dims));
+  std::vector<bool> seen(nd, false);
+  Shape shape(nd), strides(nd);
+  for (int64_t i = 0; i < nd; ++i) {
+    const int64_t d = t->wrap_dim(dims[i]);
+    AK_CHECK(!seen[d], ValueError, "permute: dim ", d, " appears more than once in ", shape_str(dims));
+    seen[d] = true;
+    shape[i] = t->shape[d];
+    strides[i] = t->strides[d];
+  }
+  return make_view(t, shape, strides, t->offset);
+}
+
+// [[book:expand]]
+// Expanding a size-1 dim to n gives it stride 0: all n positions read the same
+// element. New leading dims get stride 0 too. No memory is allocated.
+TensorPtr expand(const TensorPtr& t, const Shape& shape) {
+  const int64_t nd = static_cast<int64_t>(shape.size()), old = t->ndim();
+  AK_CHECK(nd >= old, ValueError, "expand: the target shape ", shape_str(shape), " has fewer dims than the tensor's ",
+           shape_str(t->shape));
+  Shape out_shape(nd), strides(nd);
+  for (int64_t i = nd - 1; i >= 0; --i) {
+    const int64_t j = i - (nd - old);  // matching dim of t, if any
+    int64_t size = shape[i];
+    if (j >= 0) {
+      if (size == -1) size = t->shape[j];
+      AK_CHECK(t->shape[j] == size || t->shape[j] == 1, ValueError, "expand: the tensor of shape ", shape_str(t->shape),
+               " cannot be expanded to ", shape_str(shape), " (dim ", i, ": ", t->shape[j],
+               " is not 1 and differs from ", size, ")");
+      strides[i] = t->shape[j] == size ? t->strides[j] : 0;
+    } else {
+      AK_CHECK(size >= 0, ValueError, "expand: -1 is not allowed for a new leading dim in ", shape_str(shape));
+      strides[i] = 0;
+    }
+    out_shape[i] = size;
+  }
+  return make_view(t, out_shape, strides, t->offset);
+}
+// [[/book:expand]]
+
+TensorPtr squeeze(const TensorPtr& t, std::optional<DimList> dims) {
+  std::vector<bool> drop(t->ndim(), false);
+  if (dims) {
+    for (int64_t d : *dims) {
+      d = t->wrap_dim(d);
+      if (t->ndim() > 0 && t->shape[d] == 1) drop[d] = true;
+    }
+  } else {
+    for (int64_t d = 0; d < t->ndim(); ++d) drop[d] = t->shape[d] == 1;
+  }
+  Shape shape, strides;
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    if (!drop[d]) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
+  return make_view(t, shape, strides, t->offset);
+}
+
+TensorPtr unsqueeze(const TensorPtr& t, int64_t dim) {
+  dim = wrap_dim(dim, t->ndim() + 1);
+  Shape shape = t->shape, strides = t->strides;
+  const int64_t stride = dim < t->ndim() ? t->strides[dim] * t->shape[dim] : 1;
+  shape.insert(shape.begin() + dim, 1);
+  strides.insert(strides.begin() + dim, stride);
+  return make_view(t, shape, strides, t->offset);
+}
+
+TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
+  if (t->ndim() == 0) return reshape(t, {1});
+  start = t->wrap_dim(start);
+  end = t->wrap_dim(end);
+  AK_CHECK(start <= end, ValueError, "flatten: start_dim (", start, ") must not come after end_dim (", end, ")");
+  Shape shape(t->shape.begin(), t->shape.begin() + start);
+  int64_t n = 1;
+  for (int64_t d = start; d <= end; ++d) n *= t->shape[d];
+  shape.push_back(n);
+  shape.insert(shape.end(), t->shape.begin() + end + 1, t->shape.end());
+  return reshape(t, shape);
+}
+
+TensorPtr unflatten(const TensorPtr& t, int64_t dim, Shape sizes) {
+  dim = t->wrap_dim(dim);
+  sizes = infer_shape(sizes, t->shape[dim]);
+  Shape shape(t->shape.begin(), t->shape.begin() + dim);
+  shape.insert(shape.end(), sizes.begin(), sizes.end());
+  shape.insert(shape.end(), t->shape.begin() + dim + 1, t->shape.end());
+  return view(t, shape);
+}
+
+TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> stop,
+                int64_t step) {
+  AK_CHECK(t->ndim() > 0, IndexError, "cannot slice a 0-d tensor");
+  dim = t->wrap_dim(dim);
+  AK_CHECK(step > 0, ValueError, "slice step must be positive, got ", step,
+           " (negative steps are not supported; use .flip())");
+  const int64_t size = t->shape[dim];
+  // Python's clamping rules for out-of-range bounds.
+  auto clamp = [size](int64_t v) {
+    if (v < 0) v += size;
+    return std::min(std::max<int64_t>(v, 0), size);
+  };
+  const int64_t b = start ? clamp(*start) : 0;
+  const int64_t e = std::max(b, stop ? clamp(*stop) : size);
+  Shape shape = t->shape, strides = t->strides;
+  shape[dim] = (e - b + step - 1) / step;
+  strides[dim] *= step;
+  return make_view(t, shape, strides, t->offset + b * t->strides[dim]);
+}
+
+TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length) {
+  dim = t->wrap_dim(dim);
+  const int64_t size = t->shape[dim];
+  if (start < 0) start += size;
+  AK_CHECK(start >= 0 && length >= 0 && start + length <= size, IndexError, "narrow: start ", start, " and length ",
+           length, " are out of range for dim ", dim, " of size ", size);
+  return slice(t, dim, start, start + length, 1);
+}
+
+TensorPtr select(const TensorPtr& t, int64_t dim, int64_t index) {
+  AK_CHECK(t->ndim() > 0, IndexError, "invalid index of a 0-dim tensor");
+  dim = t->wrap_dim(dim);
+  const int64_t size = t->shape[dim];
+  AK_CHECK(index >= -size && index < size, IndexError, "index ", index, " is out of bounds for dimension ", dim,
+           " with size ", size);
+  if (index < 0) index += size;
+  Shape shape = t->shape, strides = t->strides;
+  shape.erase(shape.begin() + dim);
+  strides.erase(strides.begin() + dim);
+  return make_view(t, shape, strides, t->offset + index * t->strides[dim]);
+}
+
+TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1) {
+  d0 = t->wrap_dim(d0);
+  d1 = t->wrap_dim(d1);
+  AK_CHECK(d0 != d1, ValueError, "diagonal: dims must differ, got ", d0, " and ", d1);
+  int64_t off = t->offset, len;
+  if (offset >= 0) {
+    len = std::max<int64_t>(0, std::min(t->shape[d0], t->shape[d1] - offset));
+    if (len > 0) off += offset * t->strides[d1];
+  } else {
+    len = std::max<int64_t>(0, std::min(t->shape[d0] + offset, t->shape[d1]));
+    if (len > 0) off -= offset * t->strides[d0];
+  }
+  Shape shape, strides;
+  for (int64_t d = 0; d < t->ndim(); ++d)
+    if (d != d0 && d != d1) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
+  shape.push_back(len);
+  strides.push_back(t->strides[d0] + t->strides[d1]);
+  return make_view(t, shape, strides, off);
+}
+
+std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
+  dim = t->wrap_dim(dim);
+  AK_CHECK(size > 0 || t->shape[dim] == 0, ValueError, "split: split_size must be positive, got ", size);
+  std::vector<TensorPtr> out;
+  const int64_t n = t->shape[dim];
+  if (n == 0) return {t};
+  for (int64_t s = 0; s < n; s += size) out.push_back(narrow(t, dim, s, std::min(size, n - s)));
+  return out;
+}
+
+std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64_t dim) {
+  dim = t->wrap_dim(dim);
+  int64_t total = 0;
+  for (int64_t s : sizes) {
+    AK_CHECK(s >= 0, ValueError, "split: sizes must be non-negative, got ", shape_str(sizes));
+    total += s;
+  }
+  AK_CHECK(total == t->shape[dim], ValueError, "split: sizes ", shape_str(sizes), " sum to ", total,
+           " but dim ", dim, " has size ", t->shape[dim]);
+  std::vector<TensorPtr> out;
+  int64_t start = 0;
+  for (int64_t s : sizes) { out.push_back(narrow(t, dim, start, s)); start += s; }
+  return out;
+}
+
+std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
+  AK_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got ", chunks);
+  dim = t->wrap_dim(dim);
+  const int64_t size = (t->shape[dim] + chunks - 1) / chunks;
+  return split(t, std::max<int64_t>(size, 1), dim);
+}
+
+std::vector<TensorPtr> unbind(const TensorPtr& t, int64_t dim) {
+  dim = t->wrap_dim(dim);
+  std::vector<TensorPtr> out;
+  for (int64_t i = 0; i < t->shape[dim]; ++i) out.push_back(select(t, dim, i));
+  return out;
+}
+
+TensorPtr contiguous(const TensorPtr& t) { return t->is_contiguous() ? t : clone(t); }
+
+TensorPtr clone(const TensorPtr& t) {
+  TensorPtr out = Tensor::empty(t->shape, t->dtype, t->device());
+  backend(t->device()).copy(*out, *t);
+  return out;
+}
+
+TensorPtr to_dtype(const TensorPtr& t, DType dtype, bool copy) {
+  if (t->dtype == dtype && !copy) return t;
+  TensorPtr out = Tensor::empty(t->shape, dtype, t->device());
+  backend(t->device()).copy(*out, *t);
+  return out;
+}
+
+TensorPtr to_device(const TensorPtr& t, Device device) {
+  if (t->device() == device) return t;
+  // Cross-device copies are implemented by the non-CPU backend (csrc/cuda).
+  throw RuntimeError(str("cannot move a tensor from ", t->device().str(), " to ", device.str(),
+                         ": that device is not available in this build"));
+}
+
+void copy_(const TensorPtr& dst, const TensorPtr& src) {
+  check_same_device(dst, src, "copy_");
+  TensorPtr s = expand(src, dst->shape);
+  // If src overlaps dst in memory, copy through a temporary so no element is
+  // read after it was overwritten.
+  if (s->storage == dst->storage) s = clone(s);
+  backend(dst->device()).copy(*dst, *s);
+  dst->storage->bump_version();
+}
+
+void fill_(const TensorPtr& dst, Scalar value) {
+  backend(dst->device()).fill(*dst, value);
+  dst->storage->bump_version();
+}
+
+void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op) {
+  AK_CHECK(a->device() == b->device(), RuntimeError, op, ": expected all tensors to be on the same device, but found ",
+           a->device().str(), " and ", b->device().str());
+}
+
+}  // namespace aakaar::ops

@@ -1,0 +1,120 @@
+// Module-level functions: creation, random numbers, joining, broadcasting.
+#include "core/error.h"
+#include "ops/ops.h"
+#include "python/convert.h"
+
+namespace aakaar::python {
+namespace {
+
+ops::Generator& gen_or_default(py::handle g) {
+  if (g.is_none()) return ops::default_generator();
+  return g.cast<ops::Generator&>();
+}
+
+Device device_or_cpu(py::handle d) { return d.is_none() ? Device{} : to_device(d); }
+
+DType dtype_or(py::handle d, DType fallback) { return to_optional_dtype(d).value_or(fallback); }
+
+}  // namespace
+
+void bind_functions(py::module_& m) {
+  py::class_<ops::Generator>(m, "Generator",
+                             "A Philox random stream: a seed and how many blocks of it have been used.")
+      .def(py::init([](py::object device) {
+        (void)device;
+        return ops::Generator{};
+      }), py::arg("device") = py::none())
+      .def("manual_seed", [](ops::Generator& g, int64_t seed) -> ops::Generator& {
+        g.seed = static_cast<uint64_t>(seed);
+        g.offset = 0;
+        return g;
+      }, py::arg("seed"), py::return_value_policy::reference_internal)
+      .def("initial_seed", [](const ops::Generator& g) { return g.seed; })
+      .def("get_state", [](const ops::Generator& g) { return py::make_tuple(g.seed, g.offset); })
+      .def("set_state", [](ops::Generator& g, py::tuple s) {
+        AK_CHECK(s.size() == 2, ValueError, "Generator.set_state expects (seed, offset)");
+        g.seed = s[0].cast<uint64_t>();
+        g.offset = s[1].cast<uint64_t>();
+      });
+  m.def("default_generator", &ops::default_generator, py::return_value_policy::reference);
+  m.def("manual_seed", [](int64_t seed) {
+    ops::default_generator() = ops::Generator{static_cast<uint64_t>(seed), 0};
+  }, py::arg("seed"), "Seeds the default generator (resets its stream to the start).");
+
+  m.def("empty", [](py::args shape, py::object dtype, py::object device) {
+    return ops::empty(shape_from_args(shape, "empty"), dtype_or(dtype, DType::Float32), device_or_cpu(device));
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "An uninitialised tensor.");
+  m.def("zeros", [](py::args shape, py::object dtype, py::object device) {
+    return ops::full(shape_from_args(shape, "zeros"), Scalar::from_int(0), dtype_or(dtype, DType::Float32), device_or_cpu(device));
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "A tensor of zeros.");
+  m.def("ones", [](py::args shape, py::object dtype, py::object device) {
+    return ops::full(shape_from_args(shape, "ones"), Scalar::from_int(1), dtype_or(dtype, DType::Float32), device_or_cpu(device));
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "A tensor of ones.");
+  m.def("full", [](py::object shape, py::handle value, py::object dtype, py::object device) {
+    Scalar v = to_scalar(value, "full");
+    DType fallback = v.kind == Scalar::Kind::Float ? DType::Float32 : v.kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool;
+    return ops::full(to_shape(shape, "full"), v, dtype_or(dtype, fallback), device_or_cpu(device));
+  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     "A tensor filled with one value.");
+  m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device) {
+    Scalar start = to_scalar(a, "arange"), st = to_scalar(step, "arange");
+    Scalar end = start;
+    if (b.is_none()) start = Scalar::from_int(0);
+    else end = to_scalar(b, "arange");
+    const bool any_float = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float || st.kind == Scalar::Kind::Float;
+    return ops::arange(start.to_double(), end.to_double(), st.to_double(),
+                       dtype_or(dtype, any_float ? DType::Float32 : DType::Int64), device_or_cpu(device));
+  }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("device") = py::none(), "Values from start (inclusive) to end (exclusive) by step.");
+  m.def("linspace", [](double start, double end, int64_t steps, py::object dtype, py::object device) {
+    return ops::linspace(start, end, steps, dtype_or(dtype, DType::Float32), device_or_cpu(device));
+  }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
+     py::arg("device") = py::none(), "`steps` evenly spaced values from start to end, both included.");
+  m.def("eye", [](int64_t n, py::object mcols, py::object dtype, py::object device) {
+    return ops::eye(n, mcols.is_none() ? n : mcols.cast<int64_t>(), dtype_or(dtype, DType::Float32), device_or_cpu(device));
+  }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     "The identity matrix.");
+
+  m.def("rand", [](py::args shape, py::object generator, py::object dtype, py::object device) {
+    return ops::rand(shape_from_args(shape, "rand"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device));
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     "Uniform random numbers in [0, 1).");
+  m.def("randn", [](py::args shape, py::object generator, py::object dtype, py::object device) {
+    return ops::randn(shape_from_args(shape, "randn"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device));
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     "Standard normal random numbers.");
+  m.def("randint", [](int64_t low, py::object high, py::object size, py::object generator, py::object dtype, py::object device) {
+    int64_t lo = low, hi = 0;
+    if (high.is_none()) { lo = 0; hi = low; } else { hi = high.cast<int64_t>(); }
+    return ops::randint(lo, hi, to_shape(size, "randint"), dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device));
+  }, py::arg("low"), py::arg("high"), py::arg("size"), py::kw_only(), py::arg("generator") = py::none(),
+     py::arg("dtype") = py::none(), py::arg("device") = py::none(), "Random integers in [low, high).");
+  m.def("randperm", [](int64_t n, py::object generator, py::object dtype, py::object device) {
+    return ops::randperm(n, dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device));
+  }, py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
+     py::arg("device") = py::none(), "A random permutation of 0..n-1.");
+  m.def("bernoulli", [](const TensorPtr& p, py::object generator) { return ops::bernoulli(p, gen_or_default(generator)); },
+        py::arg("input"), py::kw_only(), py::arg("generator") = py::none(), "1 with probability p, else 0.");
+
+  m.def("where", [](const TensorPtr& cond, py::handle a, py::handle b) {
+    TensorPtr ta = py::isinstance<Tensor>(a) ? a.cast<TensorPtr>() : nullptr;
+    TensorPtr tb = py::isinstance<Tensor>(b) ? b.cast<TensorPtr>() : nullptr;
+    TensorPtr like = ta ? ta : tb;
+    if (!ta) ta = like ? as_tensor(a, like, "where") : as_tensor(a, nullptr, "where");
+    if (!tb) tb = as_tensor(b, ta, "where");
+    return ops::where(cond, ta, tb);
+  }, py::arg("condition"), py::arg("input"), py::arg("other"), "Elementwise condition ? input : other.");
+  m.def("cat", &ops::cat, py::arg("tensors"), py::arg("dim") = 0, "Joins tensors along an existing dim.");
+  m.def("stack", &ops::stack, py::arg("tensors"), py::arg("dim") = 0, "Joins tensors along a new dim.");
+  m.def("broadcast_shapes", [](py::args shapes) {
+    std::vector<Shape> ss;
+    for (py::handle s : shapes) ss.push_back(to_shape(s, "broadcast_shapes"));
+    return shape_tuple(ops::broadcast_shapes(ss));
+  }, "The shape that the given shapes broadcast to.");
+  m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); });
+  m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"));
+  m.def("mm", &ops::mm, py::arg("input"), py::arg("mat2"));
+  m.def("bmm", &ops::bmm, py::arg("input"), py::arg("mat2"));
+}
+
+}  // namespace aakaar::python

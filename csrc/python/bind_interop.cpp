@@ -1,0 +1,235 @@
+// Zero-copy exchange with numpy (array interface, buffer protocol) and any
+// DLPack producer/consumer (PyTorch, JAX, CuPy, numpy >= 1.22).
+//
+// Aliasing: .numpy(), from_numpy(), from_dlpack() and the DLPack capsule all
+// share memory: a write through one side is seen by the other, and the
+// memory lives until both sides are gone.
+#include <Python.h>
+
+#include "core/error.h"
+#include "python/convert.h"
+
+namespace aakaar::python {
+namespace {
+
+// ---- DLPack (v0.8 ABI, the "dltensor" capsule) ----
+struct DLDevice { int32_t device_type; int32_t device_id; };
+struct DLDataType { uint8_t code; uint8_t bits; uint16_t lanes; };
+struct DLTensor {
+  void* data;
+  DLDevice device;
+  int32_t ndim;
+  DLDataType dtype;
+  int64_t* shape;
+  int64_t* strides;
+  uint64_t byte_offset;
+};
+struct DLManagedTensor {
+  DLTensor dl_tensor;
+  void* manager_ctx;
+  void (*deleter)(DLManagedTensor*);
+};
+enum { kDLCPU = 1, kDLCUDA = 2 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
+
+struct ExportContext {
+  TensorPtr tensor;  // keeps the storage alive while the consumer holds it
+  Shape shape, strides;
+  DLManagedTensor managed;
+};
+
+DLDataType to_dl(DType d) {
+  switch (d) {
+    case DType::Bool: return {kDLBool, 8, 1};
+    case DType::UInt8: return {kDLUInt, 8, 1};
+    case DType::Int64: return {kDLInt, 64, 1};
+    case DType::Float32: return {kDLFloat, 32, 1};
+    case DType::Float64: return {kDLFloat, 64, 1};
+  }
+  return {0, 0, 0};
+}
+
+DType from_dl(DLDataType t) {
+  if (t.lanes == 1) {
+    if (t.code == kDLBool && t.bits == 8) return DType::Bool;
+    if (t.code == kDLUInt && t.bits == 8) return DType::UInt8;
+    if (t.code == kDLInt && t.bits == 64) return DType::Int64;
+    if (t.code == kDLFloat && t.bits == 32) return DType::Float32;
+    if (t.code == kDLFloat && t.bits == 64) return DType::Float64;
+  }
+  throw TypeError(str("from_dlpack: unsupported dtype (code ", int(t.code), ", ", int(t.bits), " bits, ", t.lanes,
+                      " lanes); aakaar supports bool, uint8, int64, float32 and float64"));
+}
+
+void capsule_destructor(PyObject* capsule) {
+  // Only an unconsumed capsule still owns the tensor.
+  if (PyCapsule_IsValid(capsule, "dltensor")) {
+    auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(capsule, "dltensor"));
+    if (m && m->deleter) m->deleter(m);
+  }
+}
+
+py::capsule to_dlpack(const TensorPtr& t) {
+  auto* ctx = new ExportContext{t, t->shape, t->strides, {}};
+  DLTensor& dl = ctx->managed.dl_tensor;
+  dl.data = t->storage->data();
+  dl.byte_offset = static_cast<uint64_t>(t->offset * t->element_size());
+  dl.device = {t->device().type == DeviceType::CPU ? kDLCPU : kDLCUDA, t->device().index};
+  dl.ndim = static_cast<int32_t>(t->ndim());
+  dl.dtype = to_dl(t->dtype);
+  dl.shape = ctx->shape.data();
+  dl.strides = ctx->strides.data();
+  ctx->managed.manager_ctx = ctx;
+  ctx->managed.deleter = [](DLManagedTensor* m) { delete static_cast<ExportContext*>(m->manager_ctx); };
+  PyObject* cap = PyCapsule_New(&ctx->managed, "dltensor", capsule_destructor);
+  if (!cap) {
+    delete ctx;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(cap);
+}
+
+TensorPtr from_dlpack(py::object obj) {
+  py::object cap = obj;
+  if (hasattr(obj, "__dlpack__")) cap = obj.attr("__dlpack__")();
+  if (!PyCapsule_IsValid(cap.ptr(), "dltensor"))
+    throw TypeError("from_dlpack: expected an object with __dlpack__ or an unconsumed 'dltensor' capsule");
+  auto* m = static_cast<DLManagedTensor*>(PyCapsule_GetPointer(cap.ptr(), "dltensor"));
+  const DLTensor& dl = m->dl_tensor;
+  if (dl.device.device_type != kDLCPU) {
+    throw RuntimeError(str("from_dlpack: only cpu tensors can be imported in this build (device type ",
+                           dl.device.device_type, ")"));
+  }
+  const DType dtype = from_dl(dl.dtype);
+  Shape shape(dl.shape, dl.shape + dl.ndim);
+  Shape strides = dl.strides ? Shape(dl.strides, dl.strides + dl.ndim) : contiguous_strides(shape);
+  int64_t span = 1;
+  for (int32_t d = 0; d < dl.ndim; ++d) {
+    AK_CHECK(strides[d] >= 0, ValueError, "from_dlpack: negative strides are not supported, got ", shape_str(strides));
+    if (shape[d] == 0) span = 0;
+  }
+  if (span) for (int32_t d = 0; d < dl.ndim; ++d) span += (shape[d] - 1) * strides[d];
+  // The consumer now owns the managed tensor: rename the capsule so its
+  // destructor does not free it too, and release it when the storage dies.
+  PyCapsule_SetName(cap.ptr(), "used_dltensor");
+  char* data = static_cast<char*>(dl.data) + dl.byte_offset;
+  auto release = [m] {
+    if (!m->deleter) return;
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;  // producers such as numpy decref Python objects
+      m->deleter(m);
+    }
+  };
+  auto storage = Storage::wrap(data, static_cast<size_t>(span) * itemsize(dtype), Device{}, release);
+  return std::make_shared<Tensor>(storage, 0, shape, strides, dtype);
+}
+
+// ---- numpy ----
+DType dtype_from_numpy(const py::dtype& dt) {
+  const char kind = dt.kind();
+  const auto size = dt.itemsize();
+  if (kind == 'b') return DType::Bool;
+  if (kind == 'u' && size == 1) return DType::UInt8;
+  if (kind == 'i' && size == 8) return DType::Int64;
+  if (kind == 'f' && size == 4) return DType::Float32;
+  if (kind == 'f' && size == 8) return DType::Float64;
+  throw TypeError(str("from_numpy: unsupported numpy dtype ", std::string(py::str(dt)),
+                      "; aakaar supports bool, uint8, int64, float32 and float64 (convert with .astype first)"));
+}
+
+py::dtype numpy_dtype(DType d) {
+  switch (d) {
+    case DType::Bool: return py::dtype("bool");
+    case DType::UInt8: return py::dtype("uint8");
+    case DType::Int64: return py::dtype("int64");
+    case DType::Float32: return py::dtype("float32");
+    case DType::Float64: return py::dtype("float64");
+  }
+  return py::dtype("float32");
+}
+
+TensorPtr from_numpy(py::array arr) {
+  const DType dtype = dtype_from_numpy(arr.dtype());
+  AK_CHECK(arr.dtype().byteorder() != '>', ValueError, "from_numpy: big-endian arrays are not supported");
+  const int64_t isz = itemsize(dtype);
+  Shape shape(arr.ndim()), strides(arr.ndim());
+  int64_t span = 1;
+  for (py::ssize_t d = 0; d < arr.ndim(); ++d) {
+    shape[d] = arr.shape(d);
+    const int64_t sb = arr.strides(d);
+    AK_CHECK(sb >= 0, ValueError, "from_numpy: arrays with negative strides are not supported (got strides ",
+             shape_str(Shape(arr.strides(), arr.strides() + arr.ndim())), " in bytes); pass a copy, e.g. arr.copy()");
+    AK_CHECK(sb % isz == 0, ValueError, "from_numpy: strides must be multiples of the item size (got ", sb,
+             " bytes for ", isz, "-byte items)");
+    strides[d] = sb / isz;
+    if (shape[d] == 0) span = 0;
+  }
+  if (span) for (size_t d = 0; d < shape.size(); ++d) span += (shape[d] - 1) * strides[d];
+  // Keep the array alive for as long as any tensor views its memory.
+  PyObject* owner = arr.ptr();
+  Py_INCREF(owner);
+  auto release = [owner] {
+    if (Py_IsInitialized()) {
+      py::gil_scoped_acquire gil;
+      Py_DECREF(owner);
+    }
+  };
+  auto storage = Storage::wrap(arr.mutable_data(), static_cast<size_t>(span) * isz, Device{}, release);
+  return std::make_shared<Tensor>(storage, 0, shape, strides, dtype);
+}
+
+py::array to_numpy(const TensorPtr& t) {
+  AK_CHECK(t->device().type == DeviceType::CPU, TypeError, "can't convert ", t->device().str(),
+           " tensor to numpy; use .cpu() first");
+  std::vector<py::ssize_t> shape(t->shape.begin(), t->shape.end()), strides(t->ndim());
+  for (int64_t d = 0; d < t->ndim(); ++d) strides[d] = t->strides[d] * t->element_size();
+  // The array's base owns a reference to the storage: memory stays valid.
+  auto* keep = new StoragePtr(t->storage);
+  py::capsule base(keep, [](void* p) { delete static_cast<StoragePtr*>(p); });
+  return py::array(numpy_dtype(t->dtype), shape, strides, t->data_ptr(), base);
+}
+
+std::string buffer_format(DType d) {
+  switch (d) {
+    case DType::Bool: return "?";
+    case DType::UInt8: return "B";
+    case DType::Int64: return py::format_descriptor<int64_t>::format();
+    case DType::Float32: return "f";
+    case DType::Float64: return "d";
+  }
+  return "B";
+}
+
+}  // namespace
+
+void bind_interop(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
+  cls.def_buffer([](Tensor& t) -> py::buffer_info {
+    AK_CHECK(t.device().type == DeviceType::CPU, TypeError, "the buffer protocol needs a cpu tensor");
+    std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides(t.ndim());
+    for (int64_t d = 0; d < t.ndim(); ++d) strides[d] = t.strides[d] * t.element_size();
+    return py::buffer_info(t.data_ptr(), t.element_size(), buffer_format(t.dtype), t.ndim(), shape, strides);
+  });
+  cls.def("numpy", &to_numpy, "A numpy array sharing this tensor's memory (cpu tensors only).")
+      .def("__array__", [](const TensorPtr& t, py::object dtype, py::object copy) {
+        py::array a = to_numpy(t);
+        if (!dtype.is_none()) a = a.attr("astype")(dtype);
+        if (!copy.is_none() && copy.cast<bool>()) a = a.attr("copy")();
+        return a;
+      }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("__dlpack__", [](const TensorPtr& t, py::object stream, py::object max_version, py::object dl_device,
+                            py::object copy) {
+        (void)stream; (void)max_version; (void)dl_device;
+        AK_CHECK(copy.is_none() || !copy.cast<bool>(), ValueError, "__dlpack__: copy=True is not supported");
+        return to_dlpack(t);
+      }, py::kw_only(), py::arg("stream") = py::none(), py::arg("max_version") = py::none(),
+         py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
+         "Exports a DLPack capsule sharing this tensor's memory.")
+      .def("__dlpack_device__", [](const TensorPtr& t) {
+        return py::make_tuple(t->device().type == DeviceType::CPU ? int(kDLCPU) : int(kDLCUDA), t->device().index);
+      });
+  m.def("from_numpy", &from_numpy, py::arg("array"), "A tensor sharing the numpy array's memory (no copy).");
+  m.def("from_dlpack", &from_dlpack, py::arg("ext_tensor"),
+        "A tensor sharing memory with any DLPack producer (e.g. a torch tensor), without copying.");
+}
+
+}  // namespace aakaar::python

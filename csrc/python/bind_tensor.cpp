@@ -1,0 +1,425 @@
+// Tensor methods and operators. Each line forwards to an op in csrc/ops.
+#include "core/error.h"
+#include "ops/ops.h"
+#include "python/convert.h"
+
+namespace aakaar::python {
+namespace {
+
+using ops::DimList;
+
+std::optional<DimList> to_dims(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (PyLong_Check(h.ptr())) return DimList{h.cast<int64_t>()};
+  return to_shape(h, "dim");
+}
+
+// Binary operators: the other operand may be a tensor or a Python number;
+// anything else returns NotImplemented so Python can try the reflected op.
+py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
+  if (py::isinstance<Tensor>(other)) {
+    TensorPtr b = other.cast<TensorPtr>();
+    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
+  }
+  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
+TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
+  ops::binary_(op, a, as_tensor(other, a, "in-place op"));
+  return a;
+}
+
+// ---- indexing ----------------------------------------------------------------
+
+struct ParsedIndex {
+  TensorPtr view;                    // after ints, slices, None and Ellipsis
+  std::vector<TensorPtr> advanced;   // per dim of `view`: an int64 index tensor or null
+  bool has_advanced = false;
+};
+
+int64_t dims_consumed(py::handle item) {
+  if (item.is_none() || item.ptr() == Py_Ellipsis) return 0;
+  if (py::isinstance<Tensor>(item)) {
+    auto t = item.cast<TensorPtr>();
+    return t->dtype == DType::Bool ? std::max<int64_t>(t->ndim(), 1) : 1;
+  }
+  return 1;
+}
+
+TensorPtr index_tensor_from(py::handle item) {
+  if (py::isinstance<Tensor>(item)) return item.cast<TensorPtr>();
+  // Lists (and numpy arrays) of ints or bools become index tensors.
+  return py::module_::import("aakaar").attr("tensor")(item).cast<TensorPtr>();
+}
+
+ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
+  py::tuple items;
+  if (py::isinstance<py::tuple>(key)) items = py::reinterpret_borrow<py::tuple>(key);
+  else items = py::make_tuple(key);
+  // Lists and arrays are converted up front so dims are counted correctly.
+  std::vector<py::object> parts;
+  for (py::handle item : items) {
+    if (py::isinstance<py::list>(item) || py::isinstance<py::array>(item)) parts.push_back(py::cast(index_tensor_from(item)));
+    else parts.push_back(py::reinterpret_borrow<py::object>(item));
+  }
+  int64_t consumed = 0, ellipses = 0;
+  for (auto& item : parts) {
+    consumed += dims_consumed(item);
+    if (item.ptr() == Py_Ellipsis) ++ellipses;
+  }
+  AK_CHECK(ellipses <= 1, IndexError, "an index can only have a single ellipsis ('...')");
+  AK_CHECK(consumed <= t->ndim(), IndexError, "too many indices for tensor of dimension ", t->ndim(), " (got ",
+           consumed, ")");
+  ParsedIndex out;
+  out.view = t;
+  std::vector<std::pair<int64_t, TensorPtr>> adv;
+  int64_t d = 0;
+  for (auto& item : parts) {
+    if (item.ptr() == Py_Ellipsis) {
+      d += t->ndim() - consumed;
+    } else if (item.is_none()) {
+      out.view = ops::unsqueeze(out.view, d);
+      for (auto& a : adv) if (a.first >= d) ++a.first;
+      ++d;
+    } else if (PySlice_Check(item.ptr())) {
+      py::slice s = py::reinterpret_borrow<py::slice>(item);
+      auto get = [](py::handle h) -> std::optional<int64_t> {
+        if (h.is_none()) return std::nullopt;
+        return h.attr("__index__")().cast<int64_t>();
+      };
+      std::optional<int64_t> step = get(s.attr("step"));
+      out.view = ops::slice(out.view, d, get(s.attr("start")), get(s.attr("stop")), step.value_or(1));
+      ++d;
+    } else if (py::isinstance<Tensor>(item)) {
+      TensorPtr idx = item.cast<TensorPtr>();
+      if (idx->dtype == DType::Bool) {
+        const int64_t k = std::max<int64_t>(idx->ndim(), 1);
+        if (idx->ndim() == 0) {  // x[True] adds a dim of size 1 (or 0 for False)
+          out.view = ops::unsqueeze(out.view, d);
+          idx = ops::reshape(idx, {1});
+        }
+        for (int64_t j = 0; j < k; ++j)
+          AK_CHECK(out.view->shape[d + j] == idx->shape[j], IndexError, "the shape of the mask ", shape_str(idx->shape),
+                   " at index ", j, " does not match the shape of the indexed tensor ", shape_str(out.view->shape),
+                   " at index ", d + j);
+        TensorPtr nz = ops::nonzero(idx);
+        for (int64_t j = 0; j < k; ++j) adv.push_back({d + j, ops::select(nz, 1, j)});
+        d += k;
+      } else {
+        AK_CHECK(idx->dtype == DType::Int64 || idx->dtype == DType::UInt8, IndexError,
+                 "tensors used as indices must be int64 or bool tensors, got ", dtype_name(idx->dtype));
+        adv.push_back({d, ops::to_dtype(idx, DType::Int64)});
+        ++d;
+      }
+    } else if (PyLong_Check(item.ptr()) || hasattr(item, "__index__")) {
+      AK_CHECK(!PyBool_Check(item.ptr()), IndexError, "bool scalars are not supported as indices");
+      out.view = ops::select(out.view, d, item.attr("__index__")().cast<int64_t>());
+    } else {
+      throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and int64 or bool tensors are valid "
+                           "indices (got ", std::string(py::str(item.get_type().attr("__name__"))), ")"));
+    }
+  }
+  if (!adv.empty()) {
+    out.has_advanced = true;
+    out.advanced.assign(out.view->ndim(), nullptr);
+    for (auto& a : adv) out.advanced[a.first] = a.second;
+  }
+  return out;
+}
+
+TensorPtr getitem(const TensorPtr& t, py::handle key) {
+  ParsedIndex p = parse_index(t, key);
+  return p.has_advanced ? ops::index(p.view, p.advanced) : p.view;
+}
+
+void setitem(const TensorPtr& t, py::handle key, py::handle value) {
+  ParsedIndex p = parse_index(t, key);
+  TensorPtr v = as_tensor(value, t, "index assignment");
+  if (p.has_advanced) ops::index_put_(p.view, p.advanced, v, false);
+  else ops::copy_(p.view, ops::to_dtype(v, t->dtype));
+}
+
+UnaryParams clamp_params(py::handle lo, py::handle hi) {
+  UnaryParams p;
+  if (!lo.is_none()) { p.a = to_scalar(lo, "clamp min").to_double(); p.has_a = true; }
+  if (!hi.is_none()) { p.b = to_scalar(hi, "clamp max").to_double(); p.has_b = true; }
+  return p;
+}
+
+}  // namespace
+
+TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
+  AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp: at least one of min and max must be given");
+  if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi)) {
+    TensorPtr out = t;
+    if (!lo.is_none()) out = ops::binary(BinaryOp::Maximum, out, as_tensor(lo, t, "clamp"));
+    if (!hi.is_none()) out = ops::binary(BinaryOp::Minimum, out, as_tensor(hi, t, "clamp"));
+    return out;
+  }
+  return ops::unary(UnaryOp::Clamp, t, clamp_params(lo, hi));
+}
+
+void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
+  (void)m;
+  // ---- attributes ----
+  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape); }, "The size of each dimension.")
+      .def_property_readonly("ndim", &Tensor::ndim, "Number of dimensions.")
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype; })
+      .def_property_readonly("device", &Tensor::device)
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
+      .def_property_readonly("itemsize", &Tensor::element_size)
+      .def("dim", &Tensor::ndim, "Number of dimensions.")
+      .def("numel", &Tensor::numel, "Number of elements.")
+      .def("element_size", &Tensor::element_size, "Bytes per element.")
+      .def("size", [](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return shape_tuple(t.shape);
+        return py::int_(t.shape[t.wrap_dim(dim.cast<int64_t>())]);
+      }, py::arg("dim") = py::none(), "The shape, or the size of one dim.")
+      .def("stride", [](const Tensor& t, py::object dim) -> py::object {
+        if (dim.is_none()) return shape_tuple(t.strides);
+        return py::int_(t.strides[t.wrap_dim(dim.cast<int64_t>())]);
+      }, py::arg("dim") = py::none(), "Strides in elements, or the stride of one dim.")
+      .def("storage_offset", [](const Tensor& t) { return t.offset; }, "Offset of element 0 in the storage, in elements.")
+      .def("data_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.data_ptr()); },
+           "Address of the first element.")
+      .def("untyped_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage->data()); },
+           "Address of the start of the storage (shared by all views).")
+      .def("storage_nbytes", [](const Tensor& t) { return t.storage->nbytes(); })
+      .def_property_readonly("_version", [](const Tensor& t) { return t.storage->version(); })
+      .def("is_contiguous", &Tensor::is_contiguous, "Whether the layout is row-major with no gaps.")
+      .def("__len__", [](const Tensor& t) {
+        AK_CHECK(t.ndim() > 0, TypeError, "len() of a 0-d tensor");
+        return t.shape[0];
+      });
+
+  // ---- views ----
+  cls.def("view", [](const TensorPtr& t, py::args shape) { return ops::view(t, shape_from_args(shape, "view")); },
+          "A view with another shape; raises if the layout does not allow one (see reshape).")
+      .def("reshape", [](const TensorPtr& t, py::args shape) { return ops::reshape(t, shape_from_args(shape, "reshape")); },
+           "Like view, but copies when no view is possible.")
+      .def("transpose", &ops::transpose, py::arg("dim0"), py::arg("dim1"), "Swaps two dims (a view).")
+      .def("swapaxes", &ops::transpose, py::arg("dim0"), py::arg("dim1"))
+      .def("permute", [](const TensorPtr& t, py::args dims) { return ops::permute(t, shape_from_args(dims, "permute")); },
+           "Reorders the dims (a view).")
+      .def_property_readonly("T", [](const TensorPtr& t) {
+        DimList dims(t->ndim());
+        for (int64_t i = 0; i < t->ndim(); ++i) dims[i] = t->ndim() - 1 - i;
+        return ops::permute(t, dims);
+      }, "All dims reversed (the transpose of a matrix).")
+      .def_property_readonly("mT", [](const TensorPtr& t) {
+        AK_CHECK(t->ndim() >= 2, ValueError, "tensor.mT is only supported on tensors with at least 2 dims, got shape ",
+                 shape_str(t->shape));
+        return ops::transpose(t, -2, -1);
+      }, "The last two dims swapped.")
+      .def("expand", [](const TensorPtr& t, py::args shape) { return ops::expand(t, shape_from_args(shape, "expand")); },
+           "Broadcasts size-1 dims to larger sizes with stride 0 (a view).")
+      .def("broadcast_to", [](const TensorPtr& t, py::object shape) { return ops::expand(t, to_shape(shape, "broadcast_to")); })
+      .def("expand_as", [](const TensorPtr& t, const TensorPtr& o) { return ops::expand(t, o->shape); })
+      .def("squeeze", [](const TensorPtr& t, py::object dim) { return ops::squeeze(t, to_dims(dim)); },
+           py::arg("dim") = py::none(), "Removes size-1 dims (all, or the given ones).")
+      .def("unsqueeze", &ops::unsqueeze, py::arg("dim"), "Inserts a size-1 dim.")
+      .def("flatten", &ops::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("unflatten", [](const TensorPtr& t, int64_t dim, py::object sizes) {
+        return ops::unflatten(t, dim, to_shape(sizes, "unflatten"));
+      }, py::arg("dim"), py::arg("sizes"))
+      .def("narrow", &ops::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
+      .def("select", &ops::select, py::arg("dim"), py::arg("index"))
+      .def("diagonal", &ops::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
+      .def("as_strided", [](const TensorPtr& t, py::object size, py::object stride, std::optional<int64_t> offset) {
+        return ops::as_strided(t, to_shape(size, "as_strided"), to_shape(stride, "as_strided"), offset);
+      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      .def("split", [](const TensorPtr& t, py::object size, int64_t dim) {
+        if (PyLong_Check(size.ptr())) return ops::split(t, size.cast<int64_t>(), dim);
+        return ops::split_sizes(t, to_shape(size, "split"), dim);
+      }, py::arg("split_size_or_sections"), py::arg("dim") = 0)
+      .def("chunk", &ops::chunk, py::arg("chunks"), py::arg("dim") = 0)
+      .def("unbind", &ops::unbind, py::arg("dim") = 0)
+      .def("contiguous", &ops::contiguous, "This tensor if already contiguous, else a row-major copy.")
+      .def("clone", &ops::clone, "A copy with its own storage.")
+      .def("copy_", [](const TensorPtr& t, const TensorPtr& src) { ops::copy_(t, src); return t; }, py::arg("src"))
+      .def("fill_", [](const TensorPtr& t, py::handle v) { ops::fill_(t, to_scalar(v, "fill_")); return t; })
+      .def("zero_", [](const TensorPtr& t) { ops::fill_(t, Scalar::from_int(0)); return t; })
+      .def("__getitem__", &getitem)
+      .def("__setitem__", &setitem);
+
+  // ---- arithmetic ----
+#define AK_BINARY(pyname, rpyname, iname, OP)                                                               \
+  cls.def(pyname, [](const TensorPtr& a, py::handle b) { return binary_op(BinaryOp::OP, a, b, false); }, \
+          py::is_operator());                                                                            \
+  if (rpyname[0]) cls.def(rpyname, [](const TensorPtr& a, py::handle b) { return binary_op(BinaryOp::OP, a, b, true); }, \
+                          py::is_operator());                                                            \
+  if (iname[0]) cls.def(iname, [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); });
+  AK_BINARY("__add__", "__radd__", "__iadd__", Add)
+  AK_BINARY("__sub__", "__rsub__", "__isub__", Sub)
+  AK_BINARY("__mul__", "__rmul__", "__imul__", Mul)
+  AK_BINARY("__truediv__", "__rtruediv__", "__itruediv__", Div)
+  AK_BINARY("__floordiv__", "__rfloordiv__", "__ifloordiv__", FloorDiv)
+  AK_BINARY("__mod__", "__rmod__", "__imod__", Mod)
+  AK_BINARY("__pow__", "__rpow__", "__ipow__", Pow)
+  AK_BINARY("__eq__", "", "", Eq)
+  AK_BINARY("__ne__", "", "", Ne)
+  AK_BINARY("__lt__", "", "", Lt)
+  AK_BINARY("__le__", "", "", Le)
+  AK_BINARY("__gt__", "", "", Gt)
+  AK_BINARY("__ge__", "", "", Ge)
+#undef AK_BINARY
+  cls.attr("__hash__") = py::none();  // tensors compare elementwise, so they are unhashable (like numpy)
+  auto logical = [](BinaryOp op, const char* name) {
+    return [op, name](const TensorPtr& a, py::handle b) -> py::object {
+      TensorPtr bt = as_tensor(b, a, name);
+      AK_CHECK((a->dtype == DType::Bool && bt->dtype == DType::Bool), TypeError, name,
+               " is defined for bool tensors here; got ", dtype_name(a->dtype), " and ", dtype_name(bt->dtype));
+      return py::cast(ops::binary(op, a, bt));
+    };
+  };
+  cls.def("__and__", logical(BinaryOp::LogicalAnd, "&"))
+      .def("__rand__", logical(BinaryOp::LogicalAnd, "&"))
+      .def("__or__", logical(BinaryOp::LogicalOr, "|"))
+      .def("__ror__", logical(BinaryOp::LogicalOr, "|"))
+      .def("__xor__", logical(BinaryOp::LogicalXor, "^"))
+      .def("__rxor__", logical(BinaryOp::LogicalXor, "^"))
+      .def("__invert__", [](const TensorPtr& t) {
+        AK_CHECK(t->dtype == DType::Bool, TypeError, "~ is defined for bool tensors here; got ", dtype_name(t->dtype));
+        return ops::unary(UnaryOp::LogicalNot, t);
+      })
+      .def("__neg__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Neg, t); })
+      .def("__pos__", [](const TensorPtr& t) { return t; })
+      .def("__abs__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Abs, t); })
+      .def("__matmul__", &ops::matmul, py::is_operator())
+      .def("__rmatmul__", [](const TensorPtr& a, const TensorPtr& b) { return ops::matmul(b, a); }, py::is_operator())
+      .def("matmul", &ops::matmul, py::arg("other"))
+      .def("mm", &ops::mm, py::arg("mat2"))
+      .def("bmm", &ops::bmm, py::arg("mat2"));
+
+#define AK_NAMED_BINARY(name, OP)                                                                   \
+  cls.def(name, [](const TensorPtr& a, py::handle b) { return ops::binary(BinaryOp::OP, a, as_tensor(b, a, name)); }, \
+          py::arg("other"));                                                                       \
+  cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); }, py::arg("other"));
+  AK_NAMED_BINARY("add", Add)
+  AK_NAMED_BINARY("sub", Sub)
+  AK_NAMED_BINARY("mul", Mul)
+  AK_NAMED_BINARY("div", Div)
+  AK_NAMED_BINARY("floor_divide", FloorDiv)
+  AK_NAMED_BINARY("remainder", Mod)
+  AK_NAMED_BINARY("pow", Pow)
+  AK_NAMED_BINARY("maximum", Maximum)
+  AK_NAMED_BINARY("minimum", Minimum)
+  AK_NAMED_BINARY("eq", Eq)
+  AK_NAMED_BINARY("ne", Ne)
+  AK_NAMED_BINARY("lt", Lt)
+  AK_NAMED_BINARY("le", Le)
+  AK_NAMED_BINARY("gt", Gt)
+  AK_NAMED_BINARY("ge", Ge)
+  AK_NAMED_BINARY("logical_and", LogicalAnd)
+  AK_NAMED_BINARY("logical_or", LogicalOr)
+  AK_NAMED_BINARY("logical_xor", LogicalXor)
+#undef AK_NAMED_BINARY
+
+#define AK_UNARY(name, OP)                                                                  \
+  cls.def(name, [](const TensorPtr& t) { return ops::unary(UnaryOp::OP, t); });            \
+  cls.def(name "_", [](const TensorPtr& t) { ops::unary_(UnaryOp::OP, t); return t; });
+  AK_UNARY("neg", Neg) AK_UNARY("abs", Abs) AK_UNARY("sign", Sign) AK_UNARY("exp", Exp) AK_UNARY("log", Log)
+  AK_UNARY("log1p", Log1p) AK_UNARY("expm1", Expm1) AK_UNARY("sqrt", Sqrt) AK_UNARY("rsqrt", Rsqrt)
+  AK_UNARY("sin", Sin) AK_UNARY("cos", Cos) AK_UNARY("tanh", Tanh) AK_UNARY("sigmoid", Sigmoid)
+  AK_UNARY("relu", Relu) AK_UNARY("silu", Silu) AK_UNARY("floor", Floor) AK_UNARY("ceil", Ceil)
+  AK_UNARY("round", Round) AK_UNARY("reciprocal", Reciprocal) AK_UNARY("square", Square)
+  AK_UNARY("logical_not", LogicalNot)
+#undef AK_UNARY
+  cls.def("clamp", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none())
+      .def("clip", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none())
+      .def("clamp_", [](const TensorPtr& t, py::handle lo, py::handle hi) {
+        AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp_: at least one of min and max must be given");
+        ops::unary_(UnaryOp::Clamp, t, clamp_params(lo, hi));
+        return t;
+      }, py::arg("min") = py::none(), py::arg("max") = py::none());
+
+  // ---- reductions ----
+  cls.def("sum", [](const TensorPtr& t, py::object dim, bool keepdim, py::object dtype) {
+        return ops::sum(t, to_dims(dim), keepdim, to_optional_dtype(dtype));
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none())
+      .def("mean", [](const TensorPtr& t, py::object dim, bool keepdim) { return ops::mean(t, to_dims(dim), keepdim); },
+           py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("prod", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::reduce(ReduceOp::Prod, t, to_dims(dim), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("all", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::reduce(ReduceOp::All, t, to_dims(dim), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("any", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::reduce(ReduceOp::Any, t, to_dims(dim), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("amax", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::reduce(ReduceOp::Max, t, to_dims(dim), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("amin", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::reduce(ReduceOp::Min, t, to_dims(dim), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("_max_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, true); })
+      .def("_min_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, false); })
+      .def("argmax", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
+        return ops::argmax(t, dim, keepdim, true);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("argmin", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
+        return ops::argmax(t, dim, keepdim, false);
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      .def("var", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+        return ops::var(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
+      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false)
+      .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::logsumexp(t, *to_dims(dim), keepdim);
+      }, py::arg("dim"), py::arg("keepdim") = false)
+      .def("softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, false); }, py::arg("dim"))
+      .def("log_softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, true); }, py::arg("dim"))
+      .def("cumsum", &ops::cumsum, py::arg("dim"));
+
+  // ---- indexing ----
+  cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"))
+      .def("gather", &ops::gather, py::arg("dim"), py::arg("index"))
+      .def("scatter", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
+        return ops::scatter(t, dim, index, ops::expand(as_tensor(src, t, "scatter"), index->shape), false);
+      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      .def("scatter_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
+        ops::scatter_(t, dim, index, ops::expand(as_tensor(src, t, "scatter_"), index->shape), false);
+        return t;
+      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      .def("scatter_add", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
+        return ops::scatter(t, dim, index, src, true);
+      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      .def("scatter_add_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
+        ops::scatter_(t, dim, index, src, true);
+        return t;
+      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      .def("masked_fill", [](const TensorPtr& t, const TensorPtr& mask, py::handle v) {
+        return ops::masked_fill(t, mask, to_scalar(v, "masked_fill"));
+      }, py::arg("mask"), py::arg("value"))
+      .def("masked_fill_", [](const TensorPtr& t, const TensorPtr& mask, py::handle v) {
+        ops::copy_(t, ops::masked_fill(t, mask, to_scalar(v, "masked_fill_")));
+        return t;
+      }, py::arg("mask"), py::arg("value"))
+      .def("index_put_", [](const TensorPtr& t, std::vector<TensorPtr> indices, const TensorPtr& values, bool acc) {
+        ops::index_put_(t, indices, values, acc);
+        return t;
+      }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false)
+      .def("nonzero", &ops::nonzero);
+
+  // ---- conversion ----
+  cls.def("_to_dtype", [](const TensorPtr& t, DType d, bool copy) { return ops::to_dtype(t, d, copy); },
+          py::arg("dtype"), py::arg("copy") = false)
+      .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); })
+      .def("item", [](const Tensor& t) -> py::object {
+        AK_CHECK(t.numel() == 1, ValueError, "a tensor with ", t.numel(), " elements (shape ", shape_str(t.shape),
+                 ") cannot be converted to a Python scalar");
+        AK_CHECK(t.device().type == DeviceType::CPU, RuntimeError, "item(): move the tensor to cpu first");
+        switch (t.dtype) {
+          case DType::Bool: return py::bool_(*t.data<bool>());
+          case DType::UInt8: return py::int_(*t.data<uint8_t>());
+          case DType::Int64: return py::int_(*t.data<int64_t>());
+          case DType::Float32: return py::float_(*t.data<float>());
+          case DType::Float64: return py::float_(*t.data<double>());
+        }
+        return py::none();
+      }, "The value of a one-element tensor as a Python number.");
+}
+
+}  // namespace aakaar::python

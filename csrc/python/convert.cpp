@@ -1,0 +1,91 @@
+#include "python/convert.h"
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::python {
+
+std::optional<Scalar> as_scalar(py::handle h) {
+  if (PyBool_Check(h.ptr())) return Scalar::from_bool(h.ptr() == Py_True);
+  if (PyLong_Check(h.ptr())) {
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
+    if (overflow) throw ValueError("integer is too large for int64");
+    return Scalar::from_int(v);
+  }
+  if (PyFloat_Check(h.ptr())) return Scalar::from_double(PyFloat_AS_DOUBLE(h.ptr()));
+  // numpy scalars and other numbers
+  if (py::isinstance<py::array>(h)) return std::nullopt;
+  if (hasattr(h, "dtype") && hasattr(h, "item") && !py::isinstance<Tensor>(h)) {
+    py::object v = h.attr("item")();
+    if (PyBool_Check(v.ptr()) || PyLong_Check(v.ptr()) || PyFloat_Check(v.ptr())) return as_scalar(v);
+  }
+  return std::nullopt;
+}
+
+Scalar to_scalar(py::handle h, const char* what) {
+  auto s = as_scalar(h);
+  if (!s) throw TypeError(str(what, ": expected a number (bool, int or float), got ", std::string(py::str(h.get_type().attr("__name__")))));
+  return *s;
+}
+
+Shape to_shape(py::handle h, const char* what) {
+  if (PyLong_Check(h.ptr()) && !PyBool_Check(h.ptr())) return {h.cast<int64_t>()};
+  if (!py::isinstance<py::sequence>(h) || py::isinstance<py::str>(h))
+    throw TypeError(str(what, ": expected a shape (a sequence of ints), got ", std::string(py::str(h.get_type().attr("__name__")))));
+  Shape s;
+  for (py::handle item : h) {
+    if (!(PyLong_Check(item.ptr()) || hasattr(item, "__index__")) || PyBool_Check(item.ptr()))
+      throw TypeError(str(what, ": shape entries must be ints, got ", std::string(py::str(item.get_type().attr("__name__")))));
+    s.push_back(item.attr("__index__")().cast<int64_t>());
+  }
+  return s;
+}
+
+Shape shape_from_args(const py::args& args, const char* what) {
+  if (args.size() == 1 && !PyLong_Check(args[0].ptr())) return to_shape(args[0], what);
+  return to_shape(args, what);
+}
+
+Device to_device(py::handle h) {
+  if (py::isinstance<Device>(h)) return h.cast<Device>();
+  if (!py::isinstance<py::str>(h)) throw TypeError("device must be a string like 'cpu' or 'cuda:0', or an aakaar.device");
+  std::string s = h.cast<std::string>();
+  if (s == "cpu") return Device{DeviceType::CPU, 0};
+  if (s == "cuda") return Device{DeviceType::CUDA, 0};
+  if (s.rfind("cuda:", 0) == 0) {
+    try {
+      size_t used = 0;
+      int idx = std::stoi(s.substr(5), &used);
+      if (used == s.size() - 5 && idx >= 0) return Device{DeviceType::CUDA, idx};
+    } catch (const std::exception&) {
+    }
+  }
+  throw ValueError(str("unknown device '", s, "': expected 'cpu', 'cuda' or 'cuda:N'"));
+}
+
+std::optional<DType> to_optional_dtype(py::handle h) {
+  if (h.is_none()) return std::nullopt;
+  if (!py::isinstance<DType>(h)) throw TypeError("dtype must be an aakaar dtype such as aakaar.float32");
+  return h.cast<DType>();
+}
+
+py::tuple shape_tuple(const Shape& s) {
+  py::tuple t(s.size());
+  for (size_t i = 0; i < s.size(); ++i) t[i] = py::int_(s[i]);
+  return t;
+}
+
+TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what) {
+  if (py::isinstance<Tensor>(h)) return h.cast<TensorPtr>();
+  if (auto s = as_scalar(h)) return like ? ops::wrap_scalar(*s, like) : ops::scalar_tensor(*s, s->kind == Scalar::Kind::Float ? DType::Float32 : (s->kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool));
+  // Lists and arrays go through aakaar.tensor (Python), which checks raggedness.
+  py::object tensor_fn = py::module_::import("aakaar").attr("tensor");
+  try {
+    return tensor_fn(h).cast<TensorPtr>();
+  } catch (py::error_already_set&) {
+    throw TypeError(str(what, ": expected a tensor or a number, got ", std::string(py::str(h.get_type().attr("__name__")))));
+  }
+}
+
+}  // namespace aakaar::python

@@ -1,0 +1,83 @@
+// The aakaar._C extension module: error translation, dtype and device types,
+// the Tensor class. The methods and functions are bound in the files beside
+// this one; bindings hold no logic of their own.
+#include <pybind11/pybind11.h>
+
+#include "core/error.h"
+#include "cpu/isa.h"
+#include "cpu/parallel.h"
+#include "python/convert.h"
+
+namespace py = pybind11;
+using namespace aakaar;
+
+// Bound in bind_gemm.cpp (the CPU GEMM ladder); weak so the core links without it.
+void bind_gemm(py::module_& m) __attribute__((weak));
+// Bound in csrc/cuda when the CUDA backend is compiled in.
+void bind_cuda(py::module_& m) __attribute__((weak));
+
+PYBIND11_MODULE(_C, m) {
+  m.doc() = "aakaar's compiled core: strided tensors, CPU kernels, dispatch by device.";
+
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const IndexError& e) {
+      PyErr_SetString(PyExc_IndexError, e.what());
+    } catch (const ValueError& e) {
+      PyErr_SetString(PyExc_ValueError, e.what());
+    } catch (const TypeError& e) {
+      PyErr_SetString(PyExc_TypeError, e.what());
+    } catch (const RuntimeError& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const std::bad_alloc&) {
+      PyErr_SetString(PyExc_MemoryError, "out of memory");
+    }
+  });
+
+  py::enum_<DType>(m, "dtype", "The element type of a tensor.")
+      .value("bool", DType::Bool)
+      .value("uint8", DType::UInt8)
+      .value("int64", DType::Int64)
+      .value("float32", DType::Float32)
+      .value("float64", DType::Float64)
+      .def_property_readonly("itemsize", [](DType d) { return itemsize(d); }, "Bytes per element.")
+      .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); });
+  m.def("promote_types", &promote_types, py::arg("a"), py::arg("b"),
+        "The dtype an operation on dtypes a and b computes in (see the promotion table in csrc/core/dtype.h).");
+
+  py::class_<Device>(m, "device", "Where a tensor's memory lives: 'cpu' or 'cuda:N'.")
+      .def(py::init([](py::object spec) { return python::to_device(spec); }), py::arg("spec"))
+      .def_property_readonly("type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
+      .def_property_readonly("index", [](const Device& d) -> py::object {
+        if (d.type == DeviceType::CPU) return py::none();
+        return py::int_(d.index);
+      })
+      .def("__eq__", [](const Device& a, py::object b) {
+        try { return a == python::to_device(b); } catch (const std::exception&) { return false; }
+      })
+      .def("__hash__", [](const Device& d) { return std::hash<std::string>()(d.str()); })
+      .def("__repr__", [](const Device& d) { return "device(type='" + std::string(d.type == DeviceType::CPU ? "cpu" : "cuda") +
+                                                     (d.type == DeviceType::CPU ? "" : "', index=" + std::to_string(d.index)) +
+                                                     (d.type == DeviceType::CPU ? "')" : ")"); })
+      .def("__str__", &Device::str);
+
+  m.def("set_num_threads", &set_num_threads, py::arg("n"), "Sets the number of threads CPU kernels may use.");
+  m.def("get_num_threads", &get_num_threads, "The number of threads CPU kernels may use.");
+  m.def("cpu_isa", &cpu::isa_name, "Which build of the hot loops runs on this CPU: 'avx2' or 'baseline'.");
+  m.def("has_cuda_build", [] {
+#ifdef AAKAAR_WITH_CUDA
+    return true;
+#else
+    return false;
+#endif
+  }, "Whether this build compiled the CUDA sources.");
+
+  py::class_<Tensor, TensorPtr> cls(m, "Tensor", py::buffer_protocol(), py::dynamic_attr(),
+                                    "An N-dimensional array: a view (shape, strides, offset) of a Storage.");
+  python::bind_tensor_methods(m, cls);
+  python::bind_interop(m, cls);
+  python::bind_functions(m);
+  if (bind_gemm) bind_gemm(m);
+  if (bind_cuda) bind_cuda(m);
+}
