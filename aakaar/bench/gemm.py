@@ -50,20 +50,28 @@ def set_threads(n: int) -> None:
 
 
 def machine_info() -> dict:
-    # Alternate the two probes and take medians: a probe that another process
-    # preempts reads low, and the ratio of two probes taken far apart is noise.
+    # Alternate the two probes. A probe that another process preempts reads
+    # low, so the clock is the highest reading that is not an outlier, and the
+    # FMA width comes from the median ratio of readings taken side by side.
     clocks, fmas = [], []
-    for _ in range(7):
+    for _ in range(9):
         clocks.append(_C.gemm.clock_ghz())
         fmas.append(_C.gemm.fma_peak_gflops())
-    clock, fma = float(np.median(clocks)), float(np.median(fmas))
-    lanes = 2 ** round(math.log2(fma / (2 * clock))) if fma > 0 and clock > 0 else None
+    clocks, fmas = np.array(clocks), np.array(fmas)
+    med = float(np.median(clocks))
+    clock = float(clocks[clocks <= 1.15 * med].max()) if med > 0 else 0.0
+    fma = float(fmas.max())
+    lanes = None
+    if fma > 0 and clock > 0:
+        lanes = 2 ** round(math.log2(float(np.median(fmas / (2 * np.maximum(clocks, 1e-9))))))
+    busy = med > 0 and float(clocks.min()) < 0.9 * clock
     info = {
         "cpu": platform.processor() or platform.machine(),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
         "clock_ghz_measured": round(clock, 3),
         "fma_gflops_one_core_measured": round(fma, 1),
         "fp32_fma_lanes_per_cycle": lanes,
+        "probes_disagree": bool(busy),
         "avx2_fma": _C.gemm.has_avx2_fma(),
         "numpy": np.__version__,
         "env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
@@ -219,6 +227,8 @@ def main(argv=None) -> dict:
     print(f"{info['cpu']}: {info['cores']} cores, clock {info['clock_ghz_measured']:.2f} GHz "
           f"(measured), one core's AVX2 FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
           f"= {info['fp32_fma_lanes_per_cycle']} float32 lanes x 2 flops per cycle")
+    if info["probes_disagree"]:
+        print("  (the clock probes disagree by over 10%: the machine is busy, the peak is uncertain)")
     print(f"numpy {np.__version__} BLAS: {info['numpy_blas']}")
     if info["env"]:
         print(f"environment: {info['env']} (OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE change numpy's kernel)")
