@@ -101,7 +101,7 @@ function render({ model, el: root }) {
     summary.textContent = [
       `result shape ${fmt(r.shape)}  (${prod(r.shape)} elements)`,
       `a expanded: strides ${fmt(sa)}   b expanded: strides ${fmt(sb)}`,
-      `a stride 0 = that dimension of a is re-read, never copied`,
+      "stride 0: that dimension of the operand is re-read, never copied",
     ].join("\n");
 
     // Panels for the last two result dims (leading index 0): which a- and b-element each result reads.

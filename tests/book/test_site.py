@@ -1,0 +1,155 @@
+"""The built site: it builds with warnings as errors, and every page works offline in a real browser.
+
+The browser is Debian's chromium (never a downloaded build) driven by Playwright. The site is served
+on 127.0.0.1 and every request elsewhere is blocked and counted as a failure, so a page that needs
+the network fails here. One screenshot per chapter goes to artifacts/screenshots/.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import pathlib
+import subprocess
+import threading
+
+import pytest
+
+REPO = pathlib.Path(__file__).resolve().parents[2]
+SITE = REPO / "book" / "_build" / "html"
+SHOTS = REPO / "artifacts" / "screenshots"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update"]
+PAGES = ["intro", "00-how-to-use-this-book", "01-a-tour-of-the-library", "02-storage-shape-strides",
+         "03-views", "04-broadcasting-and-elementwise", "05-reductions", "source-map"]
+WIDGET_PAGES = {"02-storage-shape-strides": 1, "03-views": 1, "04-broadcasting-and-elementwise": 1, "05-reductions": 1}
+MATH_PAGES = [p for p in PAGES if p[:2].isdigit()]
+
+
+@pytest.fixture(scope="session")
+def built_site():
+    """Build the book once per session (execution is cached, so a rebuild mostly re-renders)."""
+    r = subprocess.run(["bash", "scripts/build_book.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, "book build failed:\n" + r.stdout[-6000:] + r.stderr[-4000:]
+    return SITE
+
+
+@pytest.mark.slow
+def test_book_builds_with_warnings_as_errors(built_site):
+    for page in PAGES:
+        assert (built_site / f"{page}.html").is_file(), f"{page}.html was not built"
+    # the vendored front ends are served by the site itself
+    for asset in ["mathjax/tex-chtml.js", "require.js", "html-manager/embed-amd.js", "anywidget/index.js",
+                  "widgets-requirejs-config.js"]:
+        assert (built_site / "_static" / asset).is_file(), asset
+    html = (built_site / "02-storage-shape-strides.html").read_text()
+    assert "application/vnd.jupyter.widget-state+json" in html, "widget state was not embedded"
+    assert "cdn.jsdelivr" not in html and "cdnjs" not in html and "unpkg" not in html
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(built_site):
+    handler = functools.partial(_QuietHandler, directory=str(built_site))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def browser(need, need_module):
+    need_module("playwright")
+    need(pathlib.Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (bash scripts/install_book_deps.sh)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url):
+    """Load `url` with every non-local request blocked; return (page, problems list)."""
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    problems = []
+
+    def route(r):
+        if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
+            r.continue_()
+        else:
+            problems.append(f"request outside 127.0.0.1: {r.request.url}")
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
+    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
+    page.goto(url, wait_until="load")
+    page.wait_for_load_state("networkidle")
+    return page, problems
+
+
+def interact_stride_explorer(page):
+    """Change the view operation and the shape; the widget must redraw in the browser."""
+    from playwright.sync_api import expect
+    w = page.locator(".ak-stride-explorer").first
+    summary = w.locator(".ak-summary")
+    expect(summary).to_contain_text("view   t (as is)")
+    w.locator(".ak-op").select_option("transpose")
+    expect(summary).to_contain_text("t.transpose(-2, -1) -> shape")
+    w.locator(".ak-shape").fill("2, 5")
+    w.locator(".ak-shape").dispatch_event("change")  # a new shape resets strides to row-major
+    expect(w.locator(".ak-strides")).to_have_value("5, 1")
+    expect(w.locator(".ak-storage .ak-cell")).to_have_count(10)
+    expect(summary).to_contain_text("shape (5, 2)  strides (1, 5)")
+    w.scroll_into_view_if_needed()
+
+
+def interact_broadcast(page):
+    """Type shapes, including incompatible ones; the result must follow."""
+    from playwright.sync_api import expect
+    w = page.locator(".ak-broadcast-visualiser").first
+    summary = w.locator(".ak-summary")
+    for a, b, text in [("2, 3, 1", "4", "result shape (2, 3, 4)"), ("2, 3, 1", "5, 4", "cannot broadcast"),
+                       ("2, 3, 1", "3, 4", "result shape (2, 3, 4)")]:
+        w.locator(".ak-shape-a").fill(a)
+        w.locator(".ak-shape-a").dispatch_event("change")
+        w.locator(".ak-shape-b").fill(b)
+        w.locator(".ak-shape-b").dispatch_event("change")
+        expect(summary).to_contain_text(text)
+    w.scroll_into_view_if_needed()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", PAGES)
+def test_page_works_offline_in_chromium(browser, server, name):
+    page, problems = open_page(browser, f"{server}/{name}.html")
+    try:
+        if name in MATH_PAGES:
+            # MathJax replaces every math node by an mjx-container; raw TeX left over means it failed
+            page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+            page.evaluate("() => MathJax.startup.promise")
+            n_math = page.locator("mjx-container").count()
+            assert n_math > 0, "no maths typeset"
+            assert page.locator(".math:not(:has(mjx-container))").count() == 0, "some maths left as raw TeX"
+        expected_widgets = WIDGET_PAGES.get(name, 0)
+        if expected_widgets:
+            page.wait_for_selector(".ak-widget", timeout=30_000)
+            views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+            assert page.locator(".ak-widget").count() == views >= expected_widgets
+            if page.locator(".ak-stride-explorer").count():
+                interact_stride_explorer(page)
+            if page.locator(".ak-broadcast-visualiser").count():
+                interact_broadcast(page)
+        if name[:2].isdigit():
+            SHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SHOTS / f"{name}.png"))
+        assert problems == [], "\n".join(problems)
+    finally:
+        page.close()
