@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The main job: sets up (idempotent), builds the book to book/_build/html,
+# and runs the benchmarks against PyTorch and numpy (results in artifacts/).
+# Usage: bash scripts/main.sh
+set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+bash scripts/setup.sh
+source .venv/bin/activate
+bash scripts/build_book.sh
+mkdir -p artifacts
+python -m aakaar.bench.ops --quick --json artifacts/bench-ops.json
+python -m aakaar.bench.gemm --json artifacts/bench-gemm.json
+echo "main: book in book/_build/html (view: python -m http.server -d book/_build/html 8000); benchmarks in artifacts/"

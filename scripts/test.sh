@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test suite: sets up (idempotent), then runs pytest over tests/ on two
+# workers. Extra arguments go to pytest (e.g. -m "not slow").
+# Usage: bash scripts/test.sh [pytest args]
+set -euo pipefail
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$repo_root"
+bash scripts/setup.sh
+.venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@" tests
