@@ -97,6 +97,9 @@ def build() -> Path:
         (tmp / "done").write_text("ok\n")
         shutil.rmtree(out, ignore_errors=True)
         tmp.rename(out)
+        for old in CACHE.iterdir():  # builds of earlier sources are never reused
+            if old.is_dir() and old != out:
+                shutil.rmtree(old, ignore_errors=True)
         return out
 
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include "cuda/kernels/elementwise.h"
@@ -36,7 +37,7 @@ static double median_ms(int reps, const std::function<void()>& fn) {
   return ms[reps / 2];
 }
 
-int main(int argc, char** argv) {
+static int bench(int argc, char** argv) {
   int reps = 5;
   int64_t g = 128, n = 1000000;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -69,4 +70,13 @@ int main(int argc, char** argv) {
   const double ms = median_ms(reps, [&] { ak::ewise_add<float>(1, &n, out.ptr, &one, x.ptr, &one, y.ptr, &one); });
   std::printf("add %lld floats contiguous    %9.3f ms  %8.2f GB/s\n", static_cast<long long>(n), ms, n * 12.0 / (ms * 1e6));
   return 0;
+}
+
+int main(int argc, char** argv) {
+  try {
+    return bench(argc, argv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_kernels: %s\n", e.what());
+    return 1;
+  }
 }

@@ -54,6 +54,8 @@ __global__ void shuffle_kernel(int* out, double* dout) {
   o[4] = __shfl_sync(0xffffffffu, v, 3, 8);       // lane 3 of each group of 8
   o[5] = __shfl_up_sync(0xffffffffu, v, 2, 8);
   o[6] = __shfl_down_sync(0xffffffffu, v, 2, 8);
+  __syncwarp();
+  __syncwarp(0xffffffffu);
   o[7] = static_cast<int>(__ballot_sync(0xffffffffu, lane % 3 == 0));
   o[8] = __any_sync(0xffffffffu, t == 40);         // true in warp 1 only
   o[9] = __all_sync(0xffffffffu, lane < 32);
