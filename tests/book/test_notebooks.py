@@ -19,7 +19,7 @@ def execute(nb: dict, need_module) -> dict[str, tuple[str, str]]:
     """Run a notebook in a fresh kernel; return {exercise id: (error name or "", stdout)} per check cell."""
     nbformat = need_module("nbformat")
     nbclient = need_module("nbclient")
-    node = nbformat.from_dict(nb)
+    node = nbformat.reads(json.dumps(nb), as_version=4)  # joins list-of-lines sources
     nbclient.NotebookClient(node, timeout=300, kernel_name="python3", allow_errors=True,
                             resources={"metadata": {"path": str(REPO / "exercises")}}).execute()
     checks = check_cells(nb)
