@@ -204,3 +204,72 @@ def test_bad_inputs_raise_clear_errors():
         gemm.matmul(big, big, out=big)
     with pytest.raises(ValueError, match="mc, kc and nc"):
         gemm.run("v3_packed", a, b, kc=-1)
+
+
+def check_fused(c, a, b, bias, relu, alpha=1.0, beta=0.0, c0=None):
+    """c == act(alpha * a @ b + beta * c0 + bias), within the rounding bound."""
+    a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    ref = alpha * (a64 @ b64) + (beta * c0.astype(np.float64) if beta else 0.0)
+    if bias is not None:
+        ref = ref + bias.astype(np.float64)[None, :]
+    if relu:
+        ref = np.maximum(ref, 0.0)
+    scale = abs(alpha) * (np.abs(a64) @ np.abs(b64)) + (abs(beta) * np.abs(c0) if beta else 0.0)
+    if bias is not None:
+        scale = scale + np.abs(bias.astype(np.float64))[None, :]
+    eps = np.finfo(a.dtype).eps
+    err = np.abs(c.astype(np.float64) - ref)
+    assert np.all(err <= 4 * (a.shape[1] + 3) * eps * scale + np.finfo(a.dtype).tiny)
+    if relu:
+        assert np.all(c >= 0)
+
+
+FUSED_SHAPES = [(1, 7, 5), (64, 78, 25), (150, 300, 35), (300, 64, 200)]
+
+
+@pytest.mark.parametrize("version,shape", [
+    (v, s) for v in VERSIONS + ["library"] for s in FUSED_SHAPES
+    if v != "v0_naive" or s[0] * s[1] * s[2] < 10**6])  # v0 is slow: small shapes only
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("bias_kind,relu", [("none", True), ("contiguous", False),
+                                            ("contiguous", True), ("strided", True)])
+def test_fused_bias_relu_epilogue(version, shape, dtype, bias_kind, relu):
+    # The fused Linear forward: act(a @ b + bias); the bias is one value per column.
+    m, k, n = shape
+    rng = np.random.default_rng(m + 3 * k + 7 * n)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+    bias = None if bias_kind == "none" else rand(rng, (n,), dtype)
+    if bias_kind == "strided":
+        bias = np.repeat(bias, 3)[::3]
+    run = gemm.matmul if version == "library" else (lambda *x, **kw: gemm.run(version, *x, **kw))
+    check_fused(run(a, b, bias=bias, relu=relu), a, b, bias, relu)
+    # A column-major output takes the transposed path (C^T = B^T A^T), where
+    # the bias runs along rows: it must still land on the columns of C.
+    out = np.empty((n, m), dtype).T
+    run(layout(a, "f"), layout(b, "strided"), bias=bias, relu=relu, out=out)
+    check_fused(out, a, b, bias, relu)
+    # With beta, the old output is added before the bias and the activation.
+    c0 = rand(rng, (m, n), dtype)
+    out = c0.copy()
+    run(a, b, alpha=0.5, beta=-1.0, out=out, bias=bias, relu=relu)
+    check_fused(out, a, b, bias, relu, alpha=0.5, beta=-1.0, c0=c0)
+
+
+def test_fused_relu_keeps_nan_and_k0():
+    a = np.array([[np.nan, 1.0]], np.float32)
+    b = np.ones((2, 3), np.float32)
+    assert np.isnan(gemm.matmul(a, b, relu=True)).all()  # NaN is not hidden by ReLU
+    bias = np.array([-1.0, 0.0, 2.0], np.float32)
+    got = gemm.matmul(np.zeros((2, 0), np.float32), np.zeros((0, 3), np.float32), bias=bias, relu=True)
+    np.testing.assert_array_equal(got, np.array([[0, 0, 2], [0, 0, 2]], np.float32))
+
+
+def test_bias_bad_inputs():
+    a = np.ones((3, 4), np.float32)
+    b = np.ones((4, 5), np.float32)
+    with pytest.raises(ValueError, match=r"bias must have shape \(5,\), got \(4,\)"):
+        gemm.matmul(a, b, bias=np.ones(4, np.float32))
+    with pytest.raises(TypeError, match="bias has dtype float64"):
+        gemm.run("v3_packed", a, b, bias=np.ones(5, np.float64))
+    with pytest.raises(TypeError, match="bias must be a numpy.ndarray"):
+        gemm.matmul(a, b, bias=[1.0] * 5)

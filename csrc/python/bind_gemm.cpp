@@ -1,14 +1,17 @@
 // Python access to the GEMM ladder: aakaar._C.gemm.
 //
 //   versions()                        -> names of the versions this CPU runs
-//   run(version, a, b, *, alpha=1, beta=0, out=None, mc=0, kc=0, nc=0)
-//   matmul(a, b, *, alpha=1, beta=0, out=None)   the library's gemm (gemm.h)
+//   run(version, a, b, *, alpha=1, beta=0, out=None, bias=None, relu=False, mc=0, kc=0, nc=0)
+//   matmul(a, b, *, alpha=1, beta=0, out=None, bias=None, relu=False)
+//                                     the library's gemm / gemm_bias_act (gemm.h)
 //   has_avx2_fma()
 //   clock_ghz(), fma_peak_gflops()     the ceiling, measured (see probe.h)
 //
 // a and b are 2-D numpy arrays of float32 or float64 with any strides
 // (transposed and sliced views are passed as they are, not copied). With
 // `out`, the product is written into it: out = alpha * a @ b + beta * out.
+// bias (1-D, one value per column) and relu give the fused Linear forward:
+// act(alpha * a @ b + beta * out + bias).
 // mc/kc/nc override the cache blocking of the packed versions (0: default).
 // Bindings only: the arithmetic lives in csrc/cpu/gemm.
 #include <pybind11/numpy.h>
@@ -74,9 +77,25 @@ bool overlaps(const py::array& x, const py::array& y) {
 
 template <typename T>
 py::array run_typed(const std::string& version, const py::array& a, const py::array& b, double alpha,
-                    double beta, py::object out_obj, gemm_ladder::Blocking blk) {
+                    double beta, py::object out_obj, const py::object& bias_obj, bool relu,
+                    gemm_ladder::Blocking blk) {
   const int64_t M = a.shape(0), K = a.shape(1), N = b.shape(1);
   const int64_t s = sizeof(T);
+  py::array bias;  // (a default py::array is an empty array, not "none": test has_bias)
+  const bool has_bias = !bias_obj.is_none();
+  if (has_bias) {
+    if (!py::isinstance<py::array>(bias_obj))
+      throw py::type_error("gemm: bias must be a numpy.ndarray or None");
+    bias = py::reinterpret_borrow<py::array>(bias_obj);
+    if (bias.ndim() != 1 || bias.shape(0) != N)
+      throw py::value_error("gemm: bias must have shape (" + std::to_string(N) + ",), got " +
+                            shape_str(bias));
+    if (bias.dtype().not_equal(a.dtype()))
+      throw py::type_error("gemm: bias has dtype " + dtype_str(bias) + " but a and b are " +
+                           dtype_str(a));
+    if (bias.strides(0) % s != 0)
+      throw py::value_error("gemm: bias has a stride that is not a multiple of its item size");
+  }
   py::array out;
   if (out_obj.is_none()) {
     out = py::array_t<T>({M, N});
@@ -99,12 +118,21 @@ py::array run_typed(const std::string& version, const py::array& a, const py::ar
                              static_cast<T>(beta),
                              static_cast<T*>(out.mutable_data()), out.strides(0) / s,
                              out.strides(1) / s};
+  if (has_bias) {
+    g.bias = static_cast<const T*>(bias.data());
+    g.cs_bias = bias.strides(0) / s;
+  }
+  g.relu = relu;
   bool ok = true;
   {
     py::gil_scoped_release nogil;
-    if (version.empty()) {
+    if (version.empty() && g.bias == nullptr && !g.relu) {
       gemm<T>(g.M, g.N, g.K, g.alpha, g.A, g.rs_a, g.cs_a, g.B, g.rs_b, g.cs_b, g.beta, g.C,
               g.rs_c, g.cs_c);
+    } else if (version.empty()) {
+      gemm_bias_act<T>(g.M, g.N, g.K, g.alpha, g.A, g.rs_a, g.cs_a, g.B, g.rs_b, g.cs_b, g.beta,
+                       g.C, g.rs_c, g.cs_c, g.bias, g.cs_bias,
+                       g.relu ? GemmActivation::ReLU : GemmActivation::None);
     } else {
       ok = gemm_ladder::run_version<T>(version, g, blk);
     }
@@ -118,8 +146,8 @@ py::array run_typed(const std::string& version, const py::array& a, const py::ar
 }
 
 py::array run(const std::string& version, const py::object& a_obj, const py::object& b_obj,
-              double alpha, double beta, const py::object& out, int64_t mc, int64_t kc,
-              int64_t nc) {
+              double alpha, double beta, const py::object& out, const py::object& bias, bool relu,
+              int64_t mc, int64_t kc, int64_t nc) {
   py::array a = as_matrix(a_obj, "a"), b = as_matrix(b_obj, "b");
   if (a.dtype().not_equal(b.dtype()))
     throw py::type_error("gemm: a and b must have the same dtype, got " + dtype_str(a) + " and " +
@@ -132,9 +160,9 @@ py::array run(const std::string& version, const py::object& a_obj, const py::obj
     throw py::value_error("gemm: mc, kc and nc must be >= 0 (0 means the default)");
   const gemm_ladder::Blocking blk{mc, kc, nc};
   if (a.dtype().is(py::dtype::of<float>()))
-    return run_typed<float>(version, a, b, alpha, beta, out, blk);
+    return run_typed<float>(version, a, b, alpha, beta, out, bias, relu, blk);
   if (a.dtype().is(py::dtype::of<double>()))
-    return run_typed<double>(version, a, b, alpha, beta, out, blk);
+    return run_typed<double>(version, a, b, alpha, beta, out, bias, relu, blk);
   throw py::type_error("gemm: dtype " + dtype_str(a) + " is not supported (float32 or float64)");
 }
 
@@ -153,19 +181,22 @@ void bind_gemm(py::module_& m) {
   g.def(
       "run",
       [](const std::string& version, const py::object& a, const py::object& b, double alpha,
-         double beta, const py::object& out, int64_t mc, int64_t kc, int64_t nc) {
+         double beta, const py::object& out, const py::object& bias, bool relu, int64_t mc,
+         int64_t kc, int64_t nc) {
         if (version.empty()) throw py::value_error("gemm: version must not be empty");
-        return run(version, a, b, alpha, beta, out, mc, kc, nc);
+        return run(version, a, b, alpha, beta, out, bias, relu, mc, kc, nc);
       },
       py::arg("version"), py::arg("a"), py::arg("b"), py::kw_only(), py::arg("alpha") = 1.0,
-      py::arg("beta") = 0.0, py::arg("out") = py::none(), py::arg("mc") = 0, py::arg("kc") = 0,
-      py::arg("nc") = 0,
+      py::arg("beta") = 0.0, py::arg("out") = py::none(), py::arg("bias") = py::none(),
+      py::arg("relu") = false, py::arg("mc") = 0, py::arg("kc") = 0, py::arg("nc") = 0,
       "alpha * a @ b (+ beta * out) with one version of the ladder; returns the result.");
   g.def(
       "matmul",
       [](const py::object& a, const py::object& b, double alpha, double beta,
-         const py::object& out) { return run("", a, b, alpha, beta, out, 0, 0, 0); },
+         const py::object& out, const py::object& bias, bool relu) {
+        return run("", a, b, alpha, beta, out, bias, relu, 0, 0, 0);
+      },
       py::arg("a"), py::arg("b"), py::kw_only(), py::arg("alpha") = 1.0, py::arg("beta") = 0.0,
-      py::arg("out") = py::none(),
+      py::arg("out") = py::none(), py::arg("bias") = py::none(), py::arg("relu") = false,
       "alpha * a @ b (+ beta * out) with the library's gemm, as the matmul op calls it.");
 }

@@ -20,6 +20,19 @@ void scale_c(int64_t M, int64_t N, T beta, T* C, int64_t rs_c, int64_t cs_c) {
     }
 }
 
+// The epilogue of GemmArgs on an m x n block of C whose element (0, 0) is
+// C(i0, j0) of the problem g.
+template <typename T>
+void apply_epilogue(const GemmArgs<T>& g, int64_t i0, int64_t j0, int64_t m, int64_t n, T* c) {
+  if (g.bias == nullptr && !g.relu) return;
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T& x = c[i * g.rs_c + j * g.cs_c];
+      if (g.bias != nullptr) x += g.bias[(i0 + i) * g.rs_bias + (j0 + j) * g.cs_bias];
+      if (g.relu) x = x < T(0) ? T(0) : x;  // NaN stays NaN, as in torch.relu
+    }
+}
+
 }  // namespace aakaar::cpu::gemm_ladder
 
 // Explicit instantiation of a ladder version for float and double.

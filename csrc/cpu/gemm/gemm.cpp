@@ -8,31 +8,55 @@
 
 namespace aakaar::cpu {
 
+namespace {
+
 template <typename T>
-void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
-          const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
+void run(const gemm_ladder::GemmArgs<T>& g) {
   using namespace gemm_ladder;
-  if (M <= 0 || N <= 0) return;
-  const GemmArgs<T> g{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c};
-  if (K <= 0 || alpha == T(0)) {  // BLAS semantics: A and B are not read
-    scale_c(M, N, beta, C, rs_c, cs_c);
+  if (g.M <= 0 || g.N <= 0) return;
+  if (g.K <= 0 || g.alpha == T(0)) {  // BLAS semantics: A and B are not read
+    scale_c(g.M, g.N, g.beta, g.C, g.rs_c, g.cs_c);
+    apply_epilogue(g, 0, 0, g.M, g.N, g.C);
     return;
   }
   // Tiny products, and a single row against a row-major B (a vector-matrix
   // product, memory-bound): copying B into panels would cost as much as the
   // arithmetic, so stream it once in v1's order instead.
-  const bool tiny = M * N * K < 4096;
-  const bool row_times_matrix = M == 1 && cs_b == 1 && cs_c == 1;
+  const bool tiny = g.M * g.N * g.K < 4096;
+  const bool row_times_matrix = g.M == 1 && g.cs_b == 1 && g.cs_c == 1;
   if (tiny || row_times_matrix) {
-    v1_loop_order(g);
+    v1_loop_order(g);  // applies the epilogue too
     return;
   }
   v5_threads(g);
+}
+
+}  // namespace
+
+template <typename T>
+void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
+          const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
+  run(gemm_ladder::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c});
+}
+
+template <typename T>
+void gemm_bias_act(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a,
+                   int64_t cs_a, const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C,
+                   int64_t rs_c, int64_t cs_c, const T* bias, int64_t bias_stride,
+                   GemmActivation act) {
+  run(gemm_ladder::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c,
+                               bias, 0, bias_stride, act == GemmActivation::ReLU});
 }
 
 template void gemm<float>(int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,
                           const float*, int64_t, int64_t, float, float*, int64_t, int64_t);
 template void gemm<double>(int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
                            const double*, int64_t, int64_t, double, double*, int64_t, int64_t);
+template void gemm_bias_act<float>(int64_t, int64_t, int64_t, float, const float*, int64_t,
+                                   int64_t, const float*, int64_t, int64_t, float, float*, int64_t,
+                                   int64_t, const float*, int64_t, GemmActivation);
+template void gemm_bias_act<double>(int64_t, int64_t, int64_t, double, const double*, int64_t,
+                                    int64_t, const double*, int64_t, int64_t, double, double*,
+                                    int64_t, int64_t, const double*, int64_t, GemmActivation);
 
 }  // namespace aakaar::cpu

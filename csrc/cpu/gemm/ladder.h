@@ -27,6 +27,13 @@ struct GemmArgs {
   const T* B; int64_t rs_b, cs_b;
   T beta;
   T* C; int64_t rs_c, cs_c;
+  // Optional epilogue, applied once to each finished element of C:
+  //   C(i, j) = act(C(i, j) + bias[i * rs_bias + j * cs_bias])
+  // (Linear's bias is one value per column: rs_bias = 0.) v3..v5 apply it to
+  // each tile while it is still in L1; v0..v2 in a pass over C at the end.
+  const T* bias = nullptr;
+  int64_t rs_bias = 0, cs_bias = 0;
+  bool relu = false;
 };
 
 // Cache blocking of the packed versions (v3..v5), in elements. KC x NR of B

@@ -74,21 +74,25 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out) 
   }
 }
 
-// Runs one micro-kernel call for the tile at (i, j) of C, m x n valid.
+// Runs one micro-kernel call for the tile at (i0, j0) of C, m x n valid.
+// On the last block of K, the epilogue (bias, ReLU) is applied right away,
+// while the tile is still in L1: a fused Linear + ReLU costs no extra pass.
 template <typename T, int MR, int NR>
-inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, int64_t m, int64_t n,
-                     T* C, int64_t rs_c, int64_t cs_c, T alpha, T beta) {
-  if (m == MR && n == NR && cs_c == 1) {
-    ukr(kc, a, b, C, rs_c, alpha, beta);
-    return;
+inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, const GemmArgs<T>& g,
+                     int64_t i0, int64_t j0, int64_t m, int64_t n, T beta, bool last_k) {
+  T* C = g.C + i0 * g.rs_c + j0 * g.cs_c;
+  if (m == MR && n == NR && g.cs_c == 1) {
+    ukr(kc, a, b, C, g.rs_c, g.alpha, beta);
+  } else {
+    alignas(64) T tile[MR * NR];
+    ukr(kc, a, b, tile, NR, g.alpha, T(0));
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T& c = C[i * g.rs_c + j * g.cs_c];
+        c = tile[i * NR + j] + (beta == T(0) ? T(0) : beta * c);
+      }
   }
-  alignas(64) T tile[MR * NR];
-  ukr(kc, a, b, tile, NR, alpha, T(0));
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      T& c = C[i * rs_c + j * cs_c];
-      c = tile[i * NR + j] + (beta == T(0) ? T(0) : beta * c);
-    }
+  if (last_k) apply_epilogue(g, i0, j0, m, n, C);
 }
 
 // Default blocking per element type: KC x NR of B is 16 KiB (half of L1),
@@ -121,8 +125,8 @@ inline int64_t balanced_block(int64_t n, int64_t max_block, int64_t unit) {
 template <typename T>
 GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
   if (g.cs_c == 1 || g.rs_c != 1) return g;
-  return GemmArgs<T>{g.N, g.M, g.K, g.alpha, g.B, g.cs_b, g.rs_b,
-                     g.A, g.cs_a, g.rs_a, g.beta, g.C, g.cs_c, g.rs_c};
+  return GemmArgs<T>{g.N, g.M, g.K, g.alpha, g.B, g.cs_b, g.rs_b, g.A, g.cs_a, g.rs_a, g.beta,
+                     g.C, g.cs_c, g.rs_c, g.bias, g.cs_bias, g.rs_bias, g.relu};
 }
 
 // The five loops, single-threaded, on the whole problem g (M, N >= 1).
@@ -131,6 +135,7 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
   if (g0.M <= 0 || g0.N <= 0) return;
   if (g0.K <= 0) {
     scale_c(g0.M, g0.N, g0.beta, g0.C, g0.rs_c, g0.cs_c);
+    apply_epilogue(g0, 0, 0, g0.M, g0.N, g0.C);
     return;
   }
   const GemmArgs<T> g = prefer_row_major_c(g0);
@@ -151,6 +156,7 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
       const int64_t kc = std::min(blk.kc, g.K - pc);
       // The first pass over K applies the caller's beta; later passes add.
       const T beta = pc == 0 ? g.beta : T(1);
+      const bool last_k = pc + kc == g.K;
       pack_b<T, NR>(kc, nc, g.B + pc * g.rs_b + jc * g.cs_b, g.rs_b, g.cs_b, bbuf);
       for (int64_t ic = 0; ic < g.M; ic += blk.mc) {
         const int64_t mc = std::min(blk.mc, g.M - ic);
@@ -159,9 +165,8 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
           const int64_t n = std::min<int64_t>(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t m = std::min<int64_t>(MR, mc - ir);
-            T* c = g.C + (ic + ir) * g.rs_c + (jc + jr) * g.cs_c;
-            run_tile<T, MR, NR>(ukr, kc, abuf + ir * kc, bbuf + jr * kc, m, n, c, g.rs_c, g.cs_c,
-                                g.alpha, beta);
+            run_tile<T, MR, NR>(ukr, kc, abuf + ir * kc, bbuf + jr * kc, g, ic + ir, jc + jr, m,
+                                n, beta, last_k);
           }
         }
       }

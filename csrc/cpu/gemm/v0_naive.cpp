@@ -17,6 +17,7 @@ void v0_naive(const GemmArgs<T>& g) {
       c = g.alpha * sum + (g.beta == T(0) ? T(0) : g.beta * c);
     }
   }
+  apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
 
 AAKAAR_GEMM_INSTANTIATE(v0_naive)

@@ -24,6 +24,7 @@ void v1_loop_order(const GemmArgs<T>& g) {
       }
     }
   }
+  apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
 
 AAKAAR_GEMM_INSTANTIATE(v1_loop_order)

@@ -39,6 +39,7 @@ void v2_blocked(const GemmArgs<T>& g) {
       }
     }
   }
+  apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
 
 AAKAAR_GEMM_INSTANTIATE(v2_blocked)

@@ -43,11 +43,13 @@ void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
         s.N = j1 - j0;
         s.B = g.B + j0 * g.cs_b;
         s.C = g.C + j0 * g.cs_c;
+        if (s.bias != nullptr) s.bias = g.bias + j0 * g.cs_bias;
       } else {
         const int64_t i0 = t0 * MR, i1 = std::min(g.M, t1 * MR);
         s.M = i1 - i0;
         s.A = g.A + i0 * g.rs_a;
         s.C = g.C + i0 * g.rs_c;
+        if (s.bias != nullptr) s.bias = g.bias + i0 * g.rs_bias;
       }
       if (s.M > 0 && s.N > 0) packed_gemm<T, MR, NR>(s, ukr, blk);
     }
