@@ -21,16 +21,33 @@ void scale_c(int64_t M, int64_t N, T beta, T* C, int64_t rs_c, int64_t cs_c) {
 }
 
 // The epilogue of GemmArgs on an m x n block of C whose element (0, 0) is
-// C(i0, j0) of the problem g.
+// C(i0, j0) of the problem g. Row by row, with separate loops for the bias
+// and the ReLU, so that on the usual unit strides each loop vectorises.
 template <typename T>
 void apply_epilogue(const GemmArgs<T>& g, int64_t i0, int64_t j0, int64_t m, int64_t n, T* c) {
   if (g.bias == nullptr && !g.relu) return;
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      T& x = c[i * g.rs_c + j * g.cs_c];
-      if (g.bias != nullptr) x += g.bias[(i0 + i) * g.rs_bias + (j0 + j) * g.cs_bias];
-      if (g.relu) x = x < T(0) ? T(0) : x;  // NaN stays NaN, as in torch.relu
+  const int64_t cs = g.cs_c, bs = g.cs_bias;
+  for (int64_t i = 0; i < m; ++i) {
+    T* row = c + i * g.rs_c;
+    if (g.bias != nullptr) {
+      const T* b = g.bias + (i0 + i) * g.rs_bias + j0 * bs;
+      if (cs == 1 && bs == 1) {
+        for (int64_t j = 0; j < n; ++j) row[j] += b[j];
+      } else if (cs == 1 && bs == 0) {  // one bias value per row (the transposed problem)
+        const T b0 = b[0];
+        for (int64_t j = 0; j < n; ++j) row[j] += b0;
+      } else {
+        for (int64_t j = 0; j < n; ++j) row[j * cs] += b[j * bs];
+      }
     }
+    if (g.relu) {  // x < 0 ? 0 : x keeps NaN as NaN, as torch.relu does
+      if (cs == 1) {
+        for (int64_t j = 0; j < n; ++j) row[j] = row[j] < T(0) ? T(0) : row[j];
+      } else {
+        for (int64_t j = 0; j < n; ++j) row[j * cs] = row[j * cs] < T(0) ? T(0) : row[j * cs];
+      }
+    }
+  }
 }
 
 }  // namespace aakaar::cpu::gemm_ladder
