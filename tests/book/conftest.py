@@ -34,17 +34,17 @@ def _need_program(name: str) -> str:
     return path
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def need():
     """need(condition, reason): skip locally / fail in CI when a prerequisite is missing."""
     return _need
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def need_module():
     return _need_module
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def need_program():
     return _need_program

@@ -100,14 +100,15 @@ def interact_stride_explorer(page):
     from playwright.sync_api import expect
     w = page.locator(".ak-stride-explorer").first
     summary = w.locator(".ak-summary")
-    expect(summary).to_contain_text("view   t (as is)")
-    w.locator(".ak-op").select_option("transpose")
-    expect(summary).to_contain_text("t.transpose(-2, -1) -> shape")
+    before = summary.inner_text()
+    w.locator(".ak-op").select_option("step")
+    expect(summary).to_contain_text("t[..., ::2] -> shape")
+    assert summary.inner_text() != before
     w.locator(".ak-shape").fill("2, 5")
     w.locator(".ak-shape").dispatch_event("change")  # a new shape resets strides to row-major
     expect(w.locator(".ak-strides")).to_have_value("5, 1")
     expect(w.locator(".ak-storage .ak-cell")).to_have_count(10)
-    expect(summary).to_contain_text("shape (5, 2)  strides (1, 5)")
+    expect(summary).to_contain_text("t[..., ::2] -> shape (2, 3)  strides (5, 2)")
     w.scroll_into_view_if_needed()
 
 
