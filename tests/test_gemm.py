@@ -273,3 +273,34 @@ def test_bias_bad_inputs():
         gemm.run("v3_packed", a, b, bias=np.ones(5, np.float64))
     with pytest.raises(TypeError, match="bias must be a numpy.ndarray"):
         gemm.matmul(a, b, bias=[1.0] * 5)
+
+
+def test_portable_fallback_in_a_subprocess():
+    # AAKAAR_GEMM_ISA=baseline makes the library behave as on a CPU without
+    # AVX2/FMA: v4 is not offered and v5 / the library run the portable kernel.
+    import os
+    import subprocess
+    import sys
+
+    code = """
+import numpy as np
+from aakaar import _C
+g = _C.gemm
+assert not g.has_avx2_fma()
+assert "v4_microkernel_avx2" not in g.versions(), g.versions()
+rng = np.random.default_rng(0)
+for dt in (np.float32, np.float64):
+    a = rng.standard_normal((301, 203)).astype(dt)
+    b = rng.standard_normal((203, 157)).astype(dt)
+    ref = a.astype(np.float64) @ b
+    for got in (g.run("v5_threads", a, b), g.matmul(np.asfortranarray(a), b),
+                g.matmul(a, b, bias=np.ones(157, dt), relu=True) - np.maximum(ref + 1, 0) + ref):
+        tol = 1e-3 if dt == np.float32 else 1e-9
+        assert np.allclose(got, ref, rtol=tol, atol=tol), abs(got - ref).max()
+print("portable ok")
+"""
+    env = dict(os.environ, AAKAAR_GEMM_ISA="baseline")
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "portable ok"

@@ -3,14 +3,27 @@
 // v4_microkernel_avx2.cpp, the only file built with -mavx2 -mfma).
 #include "cpu/gemm/ladder.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #include "cpu/gemm/microkernels.h"
 #include "cpu/gemm/packed.h"
 
 namespace aakaar::cpu::gemm_ladder {
 
+namespace {
+bool is_forced_baseline() {
+  const char* isa = std::getenv("AAKAAR_GEMM_ISA");
+  return isa != nullptr && std::strcmp(isa, "baseline") == 0;
+}
+}  // namespace
+
 bool cpu_has_avx2_fma() {
 #if defined(__x86_64__) || defined(__i386__)
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  // AAKAAR_GEMM_ISA=baseline forces the portable kernels, so the fallback of
+  // a CPU without AVX2 can be tested (and timed) on one that has it.
+  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+                          !is_forced_baseline();
   return has;
 #else
   return false;

@@ -50,7 +50,8 @@ template <typename T> void v3_packed(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v5_threads(const GemmArgs<T>& g, Blocking blk = {});
 
-// True when this CPU can run the AVX2/FMA kernels (checked once, at run time).
+// True when this CPU can run the AVX2/FMA kernels (checked once, at run time;
+// the environment variable AAKAAR_GEMM_ISA=baseline makes it false).
 bool cpu_has_avx2_fma();
 
 // Names of the versions this CPU can run, in ladder order.
