@@ -154,3 +154,32 @@ def test_page_works_offline_in_chromium(browser, server, name):
         assert problems == [], "\n".join(problems)
     finally:
         page.close()
+
+
+@pytest.mark.slow
+def test_a_failing_cell_fails_the_build(tmp_path, need_module):
+    """The book's own configuration turns an exception in any chapter cell into a failed build."""
+    need_module("jupyter_book")
+    import shutil
+    book = tmp_path / "book"
+    book.mkdir()
+    shutil.copy(REPO / "book" / "_config.yml", book / "_config.yml")
+    shutil.copytree(REPO / "book" / "_ext", book / "_ext")
+    (book / "_vendor").mkdir()
+    (book / "_toc.yml").write_text("format: jb-book\nroot: intro\nchapters:\n  - file: page\n")
+    (book / "intro.md").write_text("# Intro\n")
+    header = ("---\njupytext:\n  text_representation:\n    extension: .md\n    format_name: myst\n"
+              "kernelspec:\n  display_name: Python 3\n  language: python\n  name: python3\n---\n# Page\n\n")
+    cell = "```{code-cell} ipython3\n%s\n```\n"
+
+    def build():
+        return subprocess.run(["jupyter-book", "build", str(book), "--all", "-W", "--keep-going"],
+                              capture_output=True, text=True, timeout=600)
+
+    (book / "page.md").write_text(header + cell % "print(1 + 1)")
+    ok = build()
+    assert ok.returncode == 0, ok.stdout[-3000:] + ok.stderr[-3000:]
+    (book / "page.md").write_text(header + cell % "print(1 + 1)" + "\n" + cell % "raise ValueError('deliberate')")
+    bad = build()
+    assert bad.returncode != 0
+    assert "CellExecutionError" in bad.stdout + bad.stderr
