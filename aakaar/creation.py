@@ -68,7 +68,8 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tens
                     f"tensor(): unsupported numpy dtype {data.dtype}; aakaar supports bool, uint8, int64, "
                     "float32 and float64 (pass dtype= or convert with .astype)"
                 )
-        arr = np.ascontiguousarray(data, dtype=_NUMPY_OF[dtype] if dtype is not None else None)
+        # np.asarray(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones.
+        arr = np.asarray(data, dtype=_NUMPY_OF[dtype] if dtype is not None else None, order="C")
     else:
         _, kind = _infer(data)
         if dtype is None:
@@ -80,7 +81,7 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tens
             arr = np.array(items, dtype=_NUMPY_OF[dtype])
         except OverflowError as e:
             raise ValueError(f"tensor(): value out of range for {dtype!r}: {e}") from None
-    out = _C.from_numpy(np.ascontiguousarray(arr)).clone()
+    out = _C.from_numpy(np.asarray(arr, order="C")).clone()
     if dtype is not None and out.dtype != dtype:
         out = out.to(dtype)
     return out.to(device) if device is not None else out
