@@ -39,7 +39,8 @@ from ._C import (  # noqa: F401  (re-exported API)
     where,
     zeros,
 )
-from . import cuda  # noqa: F401
+from . import autograd, cuda  # noqa: F401
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
 from .functional_ops import *  # noqa: F401,F403
 from .creation import tensor, as_tensor, zeros_like, ones_like, full_like, empty_like, rand_like, randn_like  # noqa: F401

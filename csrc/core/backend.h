@@ -28,7 +28,7 @@ enum class BinaryOp : int8_t {
 };
 enum class UnaryOp : int8_t {
   Neg, Abs, Sign, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluTanh,
-  Silu, Softplus, LogicalNot, Floor, Ceil, Round, Reciprocal, Square, LeakyRelu, Elu, Clamp,
+  Silu, Softplus, LogicalNot, Floor, Ceil, Round, Reciprocal, Square, LeakyRelu, Elu, Clamp, Erf,
 };
 // Extra numbers some unary ops take (clamp bounds, slopes, softplus beta/threshold).
 struct UnaryParams {

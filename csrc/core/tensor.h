@@ -15,7 +15,9 @@ namespace aakaar {
 using Shape = std::vector<int64_t>;
 class Tensor;
 using TensorPtr = std::shared_ptr<Tensor>;
-struct AutogradMeta;  // defined by csrc/autograd; null for tensors that need no gradient
+namespace autograd {
+struct AutogradMeta;  // defined in csrc/autograd/node.h; null for tensors that need no gradient
+}
 
 class Tensor {
  public:
@@ -26,7 +28,7 @@ class Tensor {
   Shape strides;        // elements to skip to move one step along each dimension
   DType dtype = DType::Float32;
   // [[/book:tensor_fields]]
-  std::shared_ptr<AutogradMeta> autograd;
+  std::shared_ptr<autograd::AutogradMeta> autograd;
 
   Tensor(StoragePtr s, int64_t off, Shape sh, Shape st, DType dt)
       : storage(std::move(s)), offset(off), shape(std::move(sh)), strides(std::move(st)), dtype(dt) {}
@@ -53,6 +55,8 @@ class Tensor {
 
 Shape contiguous_strides(const Shape& shape);
 int64_t shape_numel(const Shape& shape);
+// shape_numel with checks: a ValueError for negative sizes or more than 2^63 elements.
+int64_t checked_numel(const Shape& shape);
 // Wraps dim into [0, ndim), raising IndexError if out of range.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 

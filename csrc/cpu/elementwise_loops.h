@@ -204,6 +204,7 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::Softplus:  // a = beta, b = threshold: above it softplus(x) == x to working precision
       return unary_apply<T, T>(out, in, [pa, pb](T x) { return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa; });
     case UnaryOp::Floor: return unary_apply<T, T>(out, in, [](T x) { return std::floor(x); });
+    case UnaryOp::Erf: return unary_apply<T, T>(out, in, [](T x) { return std::erf(x); });
     case UnaryOp::Ceil: return unary_apply<T, T>(out, in, [](T x) { return std::ceil(x); });
     case UnaryOp::Round: return unary_apply<T, T>(out, in, [](T x) { return std::nearbyint(x); });
     case UnaryOp::Reciprocal: return unary_apply<T, T>(out, in, [](T x) { return T(1) / x; });
@@ -260,7 +261,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
     case DType::Bool:
       if (op == UnaryOp::LogicalNot) return unary_apply<bool, bool>(out, in, [](bool x) { return !x; });
       if (op == UnaryOp::Abs || op == UnaryOp::Relu || op == UnaryOp::Floor || op == UnaryOp::Ceil ||
-          op == UnaryOp::Round)
+          op == UnaryOp::Round || op == UnaryOp::Sign)
         return unary_apply<bool, bool>(out, in, [](bool x) { return x; });
       break;
   }

@@ -22,7 +22,10 @@ TensorPtr arange(double start, double end, double step, DType dtype, Device devi
   AK_CHECK(std::isfinite(start) && std::isfinite(end), ValueError, "arange: start and end must be finite");
   AK_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
            "arange: upper bound and step sign are inconsistent (start=", start, ", end=", end, ", step=", step, ")");
-  const int64_t n = static_cast<int64_t>(std::ceil((end - start) / step));
+  const double count = std::ceil((end - start) / step);
+  AK_CHECK(count < 9.2e18, ValueError, "arange: start=", start, ", end=", end, ", step=", step,
+           " would give more than 2^63 elements");
+  const int64_t n = static_cast<int64_t>(count);
   TensorPtr t = Tensor::empty({n}, DType::Float64);
   double* p = t->data<double>();
   for (int64_t i = 0; i < n; ++i) p[i] = start + i * step;
@@ -35,7 +38,9 @@ TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device 
   double* p = t->data<double>();
   const double step = steps > 1 ? (end - start) / (steps - 1) : 0;
   // Fill from both ends (as PyTorch does) so the last element is exactly `end`.
-  for (int64_t i = 0; i < steps; ++i) p[i] = i < steps / 2 ? start + i * step : end - (steps - 1 - i) * step;
+  // (steps == 1 gives just `start`, as in PyTorch and numpy.)
+  for (int64_t i = 0; i < steps; ++i)
+    p[i] = i < steps / 2 || steps == 1 ? start + i * step : end - (steps - 1 - i) * step;
   return to_device(to_dtype(t, dtype), device);
 }
 

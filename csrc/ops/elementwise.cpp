@@ -1,4 +1,5 @@
 // Elementwise ops: broadcasting, type promotion, in-place rules.
+#include "autograd/derivatives.h"
 #include "core/error.h"
 #include "cpu/iterator.h"
 #include "ops/ops.h"
@@ -23,6 +24,13 @@ TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
 }
 
 namespace {
+
+// PyTorch's rule: `-` with a bool operand is an error, not a silent int op.
+void check_bool_sub(BinaryOp op, DType a, DType b) {
+  AK_CHECK(!(op == BinaryOp::Sub && (a == DType::Bool || b == DType::Bool)), TypeError,
+           "sub: subtraction with a bool operand is not supported (got ", dtype_name(a), " and ", dtype_name(b),
+           "); to invert a mask use ~ or logical_not()");
+}
 
 bool is_comparison(BinaryOp op) {
   return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
@@ -77,6 +85,7 @@ bool can_cast(DType from, DType to) {
 
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   check_same_device(a, b, op_name(op));
+  check_bool_sub(op, a->dtype, b->dtype);
   const DType dt = compute_dtype(op, result_type(a, b));
   const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
@@ -85,16 +94,29 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   if (ca->shape != shape) ca = expand(ca, shape);
   if (cb->shape != shape) cb = expand(cb, shape);
   backend(a->device()).binary(op, *out, *ca, *cb);
+  if (is_floating(out->dtype) && autograd::should_record({&ca, &cb})) autograd::record_binary(op, out, ca, cb);
   return out;
 }
 
 TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse) {
-  TensorPtr s = wrap_scalar(b, a);
+  check_bool_sub(op, a->dtype, b.kind == Scalar::Kind::Bool ? DType::Bool : a->dtype);
+  AK_CHECK(!(op == BinaryOp::Pow && !reverse && !is_floating(a->dtype) && b.kind == Scalar::Kind::Int && b.i < 0),
+           ValueError, "integers to negative integer powers are not allowed (", dtype_name(a->dtype), " tensor ** ",
+           b.i, ")");
+  // True division computes in float: wrapping the number in the tensor's
+  // integer type first would corrupt it (uint8 tensor / -3 must not see 253).
+  TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, DType::Float32, a->device())
+                                                              : wrap_scalar(b, a);
   return reverse ? binary(op, s, a) : binary(op, a, s);
 }
 
 void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   check_same_device(self, other, op_name(op));
+  check_bool_sub(op, self->dtype, other->dtype);
+  if (autograd::inplace_needs_history(self, {&other})) {
+    AK_CHECK(!is_comparison(op), RuntimeError, op_name(op), "_: in-place comparison on a tensor in the autograd graph");
+    return autograd::inplace_with_history(self, op_name(op), [&] { return binary(op, clone(self), other); });
+  }
   const DType dt = compute_dtype(op, result_type(self, other));
   const DType out_dt = is_comparison(op) ? DType::Bool : dt;
   AK_CHECK(can_cast(out_dt, self->dtype), TypeError, op_name(op), "_: result type ", dtype_name(out_dt),
@@ -140,15 +162,19 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
            "negation, the `-` operator, on a bool tensor is not supported; use logical_not() or ~ instead");
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
+  if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
   if (op == UnaryOp::Clamp && !is_floating(t->dtype) &&
       (p.a != static_cast<double>(static_cast<int64_t>(p.a)) || p.b != static_cast<double>(static_cast<int64_t>(p.b))))
     in = to_dtype(t, DType::Float32);  // clamping ints to a fractional bound gives floats
   TensorPtr out = Tensor::empty(in->shape, op == UnaryOp::LogicalNot ? DType::Bool : in->dtype, in->device());
   backend(in->device()).unary(op, *out, *in, p);
+  if (is_floating(out->dtype) && autograd::should_record({&in})) autograd::record_unary(op, out, in, p);
   return out;
 }
 
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  if (autograd::inplace_needs_history(t, {}))
+    return autograd::inplace_with_history(t, "unary op", [&] { return unary(op, clone(t), p); });
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
            "in-place op on a ", dtype_name(t->dtype), " tensor would need a floating-point result; use the "
            "out-of-place version");
@@ -168,8 +194,9 @@ TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
   const DType dt = result_type(a, b);
   const Shape shape = broadcast_shapes({cond->shape, a->shape, b->shape});
   TensorPtr out = Tensor::empty(shape, dt, a->device());
-  backend(a->device()).where(*out, *expand(cond, shape), *expand(to_dtype(a, dt), shape),
-                             *expand(to_dtype(b, dt), shape));
+  TensorPtr ec = expand(cond, shape), ea = expand(to_dtype(a, dt), shape), eb = expand(to_dtype(b, dt), shape);
+  backend(a->device()).where(*out, *ec, *ea, *eb);
+  if (is_floating(dt) && autograd::should_record({&ea, &eb})) autograd::record_where(out, ec, ea, eb);
   return out;
 }
 

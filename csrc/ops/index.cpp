@@ -3,6 +3,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "autograd/derivatives.h"
 #include "core/error.h"
 #include "ops/ops.h"
 
@@ -46,17 +47,23 @@ TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
   dim = t->wrap_dim(dim);
   AK_CHECK(index->ndim() == t->ndim(), ValueError, "gather: index ", shape_str(index->shape),
            " must have as many dims as the input ", shape_str(t->shape));
+  // A 0-d tensor is gathered through its 1-element view (the kernel needs a dim to step along).
+  if (t->ndim() == 0) return reshape(gather(reshape(t, {1}), 0, reshape(index, {1})), {});
   for (int64_t d = 0; d < t->ndim(); ++d)
     AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "gather: index ", shape_str(index->shape),
              " is larger than the input ", shape_str(t->shape), " in dim ", d);
   TensorPtr idx = checked_indices(index, t->ndim() ? t->shape[dim] : 1, dim, false, "gather");
   TensorPtr out = Tensor::empty(index->shape, t->dtype, t->device());
   backend(t->device()).gather(*out, *t, dim, *idx);
+  if (is_floating(t->dtype) && autograd::should_record({&t})) autograd::record_gather(out, t, dim, idx);
   return out;
 }
 
-void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+namespace {
+// Checks the arguments of scatter; returns the validated indices.
+TensorPtr scatter_indices(const TensorPtr& t, int64_t& dim, const TensorPtr& index, const TensorPtr& src, bool add) {
   check_index_dtype(index, add ? "scatter_add" : "scatter");
+  check_has_dims(t, add ? "scatter_add" : "scatter");
   dim = t->wrap_dim(dim);
   AK_CHECK(index->ndim() == t->ndim() && src->ndim() == t->ndim(), ValueError,
            "scatter: index ", shape_str(index->shape), ", src ", shape_str(src->shape), " and self ",
@@ -67,14 +74,29 @@ void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const Ten
     AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "scatter: index ", shape_str(index->shape),
              " is larger than self ", shape_str(t->shape), " in dim ", d);
   }
-  TensorPtr idx = checked_indices(index, t->shape[dim], dim, false, "scatter");
+  return checked_indices(index, t->shape[dim], dim, false, "scatter");
+}
+}  // namespace
+
+void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+  if (autograd::inplace_needs_history(t, {&src}))
+    return autograd::inplace_with_history(t, add ? "scatter_add_" : "scatter_",
+                                          [&] { return scatter(t, dim, index, src, add); });
+  TensorPtr idx = scatter_indices(t, dim, index, src, add);
   backend(t->device()).scatter(*t, dim, *idx, *to_dtype(src, t->dtype), add);
   t->storage->bump_version();
 }
 
 TensorPtr scatter(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
-  TensorPtr out = clone(t);
-  scatter_(out, dim, index, src, add);
+  TensorPtr idx = scatter_indices(t, dim, index, src, add);
+  TensorPtr s = to_dtype(src, t->dtype);
+  TensorPtr out;
+  {
+    autograd::GradModeGuard no_grad(false);  // the copy is part of this op, not a recorded clone
+    out = clone(t);
+  }
+  backend(t->device()).scatter(*out, dim, *idx, *s, add);
+  if (is_floating(t->dtype) && autograd::should_record({&t, &s})) autograd::record_scatter(out, t, dim, idx, s, add);
   return out;
 }
 
@@ -105,6 +127,7 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
       dims.push_back(static_cast<int64_t>(d));
       shapes.push_back(indices[d]->shape);
     }
+  AK_CHECK(!dims.empty(), IndexError, "index: expected at least one index tensor, got none");
   plan.index_shape = broadcast_shapes(shapes);
   const int64_t nb = shape_numel(plan.index_shape);
   plan.base_offsets.assign(nb, t->offset);
@@ -159,11 +182,30 @@ TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
   for (size_t b = 0; b < plan.base_offsets.size(); ++b)
     for (int64_t r = 0; r < nr; ++r)
       std::memcpy(dst + (b * nr + r) * size, src + (plan.base_offsets[b] + plan.rest_offsets[r]) * size, size);
-  return contiguous(permute(out, plan.to_result));
+  {
+    autograd::GradModeGuard no_grad(false);  // layout only; the op is recorded as a whole below
+    out = contiguous(permute(out, plan.to_result));
+  }
+  if (is_floating(t->dtype) && autograd::should_record({&t})) autograd::record_index(out, t, indices);
+  return out;
+}
+
+TensorPtr index_put(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate) {
+  TensorPtr v = to_dtype(values, t->dtype);
+  TensorPtr out;
+  {
+    autograd::GradModeGuard no_grad(false);
+    out = clone(t);
+    index_put_(out, indices, v, accumulate);
+  }
+  if (is_floating(t->dtype) && autograd::should_record({&t, &v})) autograd::record_index_put(out, t, indices, v, accumulate);
+  return out;
 }
 
 void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate) {
   AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, "index assignment is implemented on cpu only");
+  if (autograd::inplace_needs_history(t, {&values}))
+    return autograd::inplace_with_history(t, "index_put_", [&] { return index_put(t, indices, values, accumulate); });
   const AdvancedIndexPlan plan = plan_advanced(t, indices);
   TensorPtr v = to_dtype(values, t->dtype);
   AK_CHECK(v->ndim() <= static_cast<int64_t>(plan.result_shape.size()), ValueError,
@@ -242,6 +284,7 @@ TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim) {
     backend(out->device()).copy(*dst, *t);
     start += t->shape[dim];
   }
+  if (is_floating(dt) && autograd::should_record(parts)) autograd::record_cat(out, parts, dim);
   return out;
 }
 

@@ -1,5 +1,6 @@
 // matmul in all its forms, reduced to one batched call of the backend's
 // GEMM over 3-d operands with arbitrary strides (so transposes are free).
+#include "autograd/derivatives.h"
 #include "core/error.h"
 #include "cpu/iterator.h"
 #include "ops/ops.h"
@@ -23,7 +24,9 @@ TensorPtr bmm(const TensorPtr& a, const TensorPtr& b) {
   AK_CHECK(a->shape[0] == b->shape[0] && a->shape[2] == b->shape[1], ValueError,
            "bmm: shapes ", shape_str(a->shape), " and ", shape_str(b->shape), " cannot be multiplied");
   TensorPtr out = Tensor::empty({a->shape[0], a->shape[1], b->shape[2]}, a->dtype, a->device());
-  if (out->numel() > 0) backend(a->device()).bmm(*out, *a, *b);
+  if (a->shape[2] == 0) backend(a->device()).fill(*out, Scalar::from_int(0));  // empty sums are 0
+  else if (out->numel() > 0) backend(a->device()).bmm(*out, *a, *b);
+  if (autograd::should_record({&a, &b})) autograd::record_bmm(out, a, b);
   return out;
 }
 

@@ -94,6 +94,7 @@ void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const Ten
 // (boolean masks are turned into int64 indices by the caller via nonzero).
 TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices);
 void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate);
+TensorPtr index_put(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate);
 TensorPtr nonzero(const TensorPtr& t);  // (n, ndim) int64
 TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim);
 TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim);
@@ -105,5 +106,7 @@ TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
 
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
+// IndexError for a 0-d tensor given to an op that needs at least one dim.
+void check_has_dims(const TensorPtr& t, const char* op);
 
 }  // namespace aakaar::ops

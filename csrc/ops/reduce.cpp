@@ -2,6 +2,7 @@
 // composite ones (mean, var, logsumexp) built from the kernels.
 #include <cmath>
 
+#include "autograd/derivatives.h"
 #include "core/error.h"
 #include "ops/ops.h"
 
@@ -28,12 +29,14 @@ Shape keepdim_shape(const TensorPtr& t, const std::vector<bool>& mask) {
   return s;
 }
 
+// The keepdim result with the reduced dims removed (a recorded view).
 TensorPtr drop_dims(const TensorPtr& t, const std::vector<bool>& mask, bool keepdim) {
   if (keepdim) return t;
-  Shape shape, strides;
+  DimList dims;
   for (int64_t d = 0; d < t->ndim(); ++d)
-    if (!mask[d]) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
-  return t->view_as_strided(shape, strides, t->offset);
+    if (mask[d]) dims.push_back(d);
+  if (dims.empty()) return t;
+  return squeeze(t, dims);
 }
 
 const char* reduce_name(ReduceOp op) {
@@ -67,6 +70,7 @@ TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, b
   }
   TensorPtr out = Tensor::empty(keepdim_shape(t, mask), out_dt, t->device());
   backend(t->device()).reduce(op, *out, *in);
+  if (is_floating(out_dt) && autograd::should_record({&in})) autograd::record_reduce(op, out, in);
   return drop_dims(out, mask, keepdim);
 }
 
@@ -107,6 +111,7 @@ std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool ke
   TensorPtr values = Tensor::empty(ks, in->dtype, in->device());
   TensorPtr indices = Tensor::empty(ks, DType::Int64, in->device());
   backend(in->device()).arg_reduce(is_max, *values, *indices, *in, dim);
+  if (is_floating(in->dtype) && autograd::should_record({&in})) autograd::record_max_dim(values, indices, in, dim);
   if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
   std::vector<bool> mask(in->ndim(), false);
   mask[dim] = true;
@@ -123,6 +128,11 @@ TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, b
 
 TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
   TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
+  // A sum of no exponentials is 0 and log 0 = -inf (as PyTorch); the max
+  // below has no identity, so an empty reduction is answered here.
+  const auto mask = reduced_mask(x, dims);
+  if (reduced_count(x, mask) == 0)
+    return drop_dims(full(keepdim_shape(x, mask), Scalar::from_double(-INFINITY), x->dtype, x->device()), mask, keepdim);
   // log sum exp(x) = m + log sum exp(x - m), with m the max: no overflow.
   // Where m is infinite, x - m would be NaN, so shift by 0 there instead.
   TensorPtr m = reduce(ReduceOp::Max, x, dims, true);
@@ -139,6 +149,7 @@ TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log) {
   if (x->ndim() == 0) x = reshape(x, {1});
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
   backend(x->device()).softmax(*out, *x, dim, log);
+  if (autograd::should_record({&x})) autograd::record_softmax(out, x, dim, log);
   return t->ndim() == 0 ? reshape(out, {}) : out;
 }
 
@@ -148,6 +159,7 @@ TensorPtr cumsum(const TensorPtr& t, int64_t dim) {
   if (x->ndim() == 0) x = reshape(x, {1});
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
   backend(x->device()).cumsum(*out, *x, dim);
+  if (is_floating(x->dtype) && autograd::should_record({&x})) autograd::record_cumsum(out, x, dim);
   return t->ndim() == 0 ? reshape(out, {}) : out;
 }
 

@@ -2,6 +2,7 @@
 // (except reshape/contiguous/clone, which copy only when they must).
 #include <algorithm>
 
+#include "autograd/derivatives.h"
 #include "core/error.h"
 #include "ops/ops.h"
 
@@ -19,20 +20,25 @@ TensorPtr as_strided(const TensorPtr& t, const Shape& shape, const Shape& stride
            shape_str(strides), " must have the same length");
   const int64_t off = offset.value_or(t->offset);
   AK_CHECK(off >= 0, ValueError, "as_strided: negative storage offset ", off);
-  int64_t lo = off, hi = off;  // smallest and largest element index reached
+  int64_t lo = off, hi = off, step = 0;  // smallest and largest element index reached
   bool empty = false;
   for (size_t d = 0; d < shape.size(); ++d) {
     AK_CHECK(shape[d] >= 0, ValueError, "as_strided: negative size in shape ", shape_str(shape));
     AK_CHECK(strides[d] >= 0, ValueError, "as_strided: negative strides are not supported, got ", shape_str(strides));
     if (shape[d] == 0) empty = true;
-    else hi += (shape[d] - 1) * strides[d];
+    else
+      AK_CHECK(!__builtin_mul_overflow(shape[d] - 1, strides[d], &step) && !__builtin_add_overflow(hi, step, &hi),
+               RuntimeError, "as_strided: shape ", shape_str(shape), " with strides ", shape_str(strides),
+               " reaches beyond any storage (int64 overflow)");
   }
   const int64_t capacity = static_cast<int64_t>(t->storage->nbytes()) / t->element_size();
   AK_CHECK(empty || hi < capacity, RuntimeError, "as_strided: shape ", shape_str(shape), " with strides ",
            shape_str(strides), " and offset ", off, " would read element ", hi, " of a storage of ", capacity,
            " elements");
   (void)lo;
-  return make_view(t, shape, strides, off);
+  TensorPtr out = make_view(t, shape, strides, off);
+  if (autograd::should_record({&t})) autograd::record_as_strided(out, t);
+  return out;
 }
 
 Shape infer_shape(Shape shape, int64_t numel) {
@@ -51,7 +57,7 @@ Shape infer_shape(Shape shape, int64_t numel) {
              " is invalid for input of size ", numel);
     shape[infer] = numel / known;
   }
-  AK_CHECK(shape_numel(shape) == numel, RuntimeError, "shape ", shape_str(shape), " is invalid for input of size ",
+  AK_CHECK(checked_numel(shape) == numel, RuntimeError, "shape ", shape_str(shape), " is invalid for input of size ",
            numel);
   return shape;
 }
@@ -100,12 +106,15 @@ TensorPtr view(const TensorPtr& t, Shape shape) {
            " is not compatible with input tensor's size ", shape_str(t->shape), " and stride ", shape_str(t->strides),
            " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead, "
            "or call .contiguous() first.");
-  return make_view(t, shape, *strides, t->offset);
+  TensorPtr out = make_view(t, shape, *strides, t->offset);
+  if (autograd::should_record({&t}))
+    autograd::record_view_with("ViewBackward", out, t, [in_shape = t->shape](const TensorPtr& g) { return reshape(g, in_shape); });
+  return out;
 }
 
 TensorPtr reshape(const TensorPtr& t, Shape shape) {
   shape = infer_shape(std::move(shape), t->numel());
-  if (auto strides = view_strides(t->shape, t->strides, shape)) return make_view(t, shape, *strides, t->offset);
+  if (view_strides(t->shape, t->strides, shape)) return view(t, shape);
   return view(contiguous(t), shape);
 }
 
@@ -119,7 +128,10 @@ TensorPtr transpose(const TensorPtr& t, int64_t d0, int64_t d1) {
     std::swap(shape[d0], shape[d1]);
     std::swap(strides[d0], strides[d1]);
   }
-  return make_view(t, shape, strides, t->offset);
+  TensorPtr out = make_view(t, shape, strides, t->offset);
+  if (autograd::should_record({&t}))
+    autograd::record_view_with("TransposeBackward", out, t, [d0, d1](const TensorPtr& g) { return transpose(g, d0, d1); });
+  return out;
 }
 // [[/book:transpose]]
 
@@ -136,7 +148,13 @@ TensorPtr permute(const TensorPtr& t, DimList dims) {
     shape[i] = t->shape[d];
     strides[i] = t->strides[d];
   }
-  return make_view(t, shape, strides, t->offset);
+  TensorPtr out = make_view(t, shape, strides, t->offset);
+  if (autograd::should_record({&t})) {
+    DimList inverse(nd);
+    for (int64_t i = 0; i < nd; ++i) inverse[t->wrap_dim(dims[i])] = i;
+    autograd::record_view_with("PermuteBackward", out, t, [inverse](const TensorPtr& g) { return permute(g, inverse); });
+  }
+  return out;
 }
 
 // [[book:expand]]
@@ -152,6 +170,7 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     int64_t size = shape[i];
     if (j >= 0) {
       if (size == -1) size = t->shape[j];
+      AK_CHECK(size >= 0, ValueError, "expand: invalid size ", shape[i], " in ", shape_str(shape));
       AK_CHECK(t->shape[j] == size || t->shape[j] == 1, ValueError, "expand: the tensor of shape ", shape_str(t->shape),
                " cannot be expanded to ", shape_str(shape), " (dim ", i, ": ", t->shape[j],
                " is not 1 and differs from ", size, ")");
@@ -162,7 +181,14 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     }
     out_shape[i] = size;
   }
-  return make_view(t, out_shape, strides, t->offset);
+  checked_numel(out_shape);
+  if (out_shape == t->shape && strides == t->strides) return t;  // nothing to expand
+  TensorPtr out = make_view(t, out_shape, strides, t->offset);
+  if (autograd::should_record({&t}))
+    autograd::record_view_with("ExpandBackward", out, t, [in_shape = t->shape](const TensorPtr& g) {
+      return autograd::sum_to(g, in_shape);
+    });
+  return out;
 }
 // [[/book:expand]]
 
@@ -179,7 +205,10 @@ TensorPtr squeeze(const TensorPtr& t, std::optional<DimList> dims) {
   Shape shape, strides;
   for (int64_t d = 0; d < t->ndim(); ++d)
     if (!drop[d]) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
-  return make_view(t, shape, strides, t->offset);
+  TensorPtr out = make_view(t, shape, strides, t->offset);
+  if (autograd::should_record({&t}))
+    autograd::record_view_with("SqueezeBackward", out, t, [in_shape = t->shape](const TensorPtr& g) { return reshape(g, in_shape); });
+  return out;
 }
 
 TensorPtr unsqueeze(const TensorPtr& t, int64_t dim) {
@@ -188,7 +217,10 @@ TensorPtr unsqueeze(const TensorPtr& t, int64_t dim) {
   const int64_t stride = dim < t->ndim() ? t->strides[dim] * t->shape[dim] : 1;
   shape.insert(shape.begin() + dim, 1);
   strides.insert(strides.begin() + dim, stride);
-  return make_view(t, shape, strides, t->offset);
+  TensorPtr out = make_view(t, shape, strides, t->offset);
+  if (autograd::should_record({&t}))
+    autograd::record_view_with("UnsqueezeBackward", out, t, [in_shape = t->shape](const TensorPtr& g) { return reshape(g, in_shape); });
+  return out;
 }
 
 TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
@@ -205,6 +237,7 @@ TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
 }
 
 TensorPtr unflatten(const TensorPtr& t, int64_t dim, Shape sizes) {
+  check_has_dims(t, "unflatten");
   dim = t->wrap_dim(dim);
   sizes = infer_shape(sizes, t->shape[dim]);
   Shape shape(t->shape.begin(), t->shape.begin() + dim);
@@ -230,10 +263,14 @@ TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, s
   Shape shape = t->shape, strides = t->strides;
   shape[dim] = (e - b + step - 1) / step;
   strides[dim] *= step;
-  return make_view(t, shape, strides, t->offset + b * t->strides[dim]);
+  TensorPtr out = make_view(t, shape, strides, t->offset + b * t->strides[dim]);
+  if (autograd::should_record({&t}))
+    autograd::record_view("SliceBackward", out, t, [dim, b, e, step](const TensorPtr& x) { return slice(x, dim, b, e, step); });
+  return out;
 }
 
 TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length) {
+  check_has_dims(t, "narrow");
   dim = t->wrap_dim(dim);
   const int64_t size = t->shape[dim];
   if (start < 0) start += size;
@@ -252,7 +289,10 @@ TensorPtr select(const TensorPtr& t, int64_t dim, int64_t index) {
   Shape shape = t->shape, strides = t->strides;
   shape.erase(shape.begin() + dim);
   strides.erase(strides.begin() + dim);
-  return make_view(t, shape, strides, t->offset + index * t->strides[dim]);
+  TensorPtr out = make_view(t, shape, strides, t->offset + index * t->strides[dim]);
+  if (autograd::should_record({&t}))
+    autograd::record_view("SelectBackward", out, t, [dim, index](const TensorPtr& x) { return select(x, dim, index); });
+  return out;
 }
 
 TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1) {
@@ -272,10 +312,14 @@ TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1) {
     if (d != d0 && d != d1) { shape.push_back(t->shape[d]); strides.push_back(t->strides[d]); }
   shape.push_back(len);
   strides.push_back(t->strides[d0] + t->strides[d1]);
-  return make_view(t, shape, strides, off);
+  TensorPtr out = make_view(t, shape, strides, off);
+  if (autograd::should_record({&t}))
+    autograd::record_view("DiagonalBackward", out, t, [offset, d0, d1](const TensorPtr& x) { return diagonal(x, offset, d0, d1); });
+  return out;
 }
 
 std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
+  check_has_dims(t, "split");
   dim = t->wrap_dim(dim);
   AK_CHECK(size > 0 || t->shape[dim] == 0, ValueError, "split: split_size must be positive, got ", size);
   std::vector<TensorPtr> out;
@@ -286,6 +330,7 @@ std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
 }
 
 std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64_t dim) {
+  check_has_dims(t, "split");
   dim = t->wrap_dim(dim);
   int64_t total = 0;
   for (int64_t s : sizes) {
@@ -302,12 +347,14 @@ std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64
 
 std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
   AK_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got ", chunks);
+  check_has_dims(t, "chunk");
   dim = t->wrap_dim(dim);
   const int64_t size = (t->shape[dim] + chunks - 1) / chunks;
   return split(t, std::max<int64_t>(size, 1), dim);
 }
 
 std::vector<TensorPtr> unbind(const TensorPtr& t, int64_t dim) {
+  check_has_dims(t, "unbind");
   dim = t->wrap_dim(dim);
   std::vector<TensorPtr> out;
   for (int64_t i = 0; i < t->shape[dim]; ++i) out.push_back(select(t, dim, i));
@@ -319,6 +366,7 @@ TensorPtr contiguous(const TensorPtr& t) { return t->is_contiguous() ? t : clone
 TensorPtr clone(const TensorPtr& t) {
   TensorPtr out = Tensor::empty(t->shape, t->dtype, t->device());
   backend(t->device()).copy(*out, *t);
+  if (autograd::should_record({&t})) autograd::record_cast(out, t);
   return out;
 }
 
@@ -326,6 +374,7 @@ TensorPtr to_dtype(const TensorPtr& t, DType dtype, bool copy) {
   if (t->dtype == dtype && !copy) return t;
   TensorPtr out = Tensor::empty(t->shape, dtype, t->device());
   backend(t->device()).copy(*out, *t);
+  if (is_floating(dtype) && autograd::should_record({&t})) autograd::record_cast(out, t);
   return out;
 }
 
@@ -338,6 +387,8 @@ TensorPtr to_device(const TensorPtr& t, Device device) {
 
 void copy_(const TensorPtr& dst, const TensorPtr& src) {
   check_same_device(dst, src, "copy_");
+  if (autograd::inplace_needs_history(dst, {&src}))
+    return autograd::inplace_with_history(dst, "copy_", [&] { return to_dtype(expand(src, dst->shape), dst->dtype, true); });
   TensorPtr s = expand(src, dst->shape);
   // If src overlaps dst in memory, copy through a temporary so no element is
   // read after it was overwritten.
@@ -347,8 +398,16 @@ void copy_(const TensorPtr& dst, const TensorPtr& src) {
 }
 
 void fill_(const TensorPtr& dst, Scalar value) {
+  if (autograd::inplace_needs_history(dst, {}))
+    return autograd::inplace_with_history(dst, "fill_", [&] { return full(dst->shape, value, dst->dtype, dst->device()); });
   backend(dst->device()).fill(*dst, value);
   dst->storage->bump_version();
+}
+
+// 0-d tensors accept dim 0 and -1 (wrap_dim), but ops that index t->shape[dim]
+// need a real dim: without this check they would read past an empty shape.
+void check_has_dims(const TensorPtr& t, const char* op) {
+  AK_CHECK(t->ndim() > 0, IndexError, op, "() cannot be applied to a 0-d tensor (it has no dims)");
 }
 
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op) {

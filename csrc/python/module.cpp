@@ -15,6 +15,8 @@ using namespace aakaar;
 void bind_gemm(py::module_& m) __attribute__((weak));
 // Bound in csrc/cuda when the CUDA backend is compiled in.
 void bind_cuda(py::module_& m) __attribute__((weak));
+// Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
+void bind_autograd(py::module_& m) __attribute__((weak));
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "aakaar's compiled core: strided tensors, CPU kernels, dispatch by device.";
@@ -62,7 +64,10 @@ PYBIND11_MODULE(_C, m) {
                                                      (d.type == DeviceType::CPU ? "')" : ")"); })
       .def("__str__", &Device::str);
 
-  m.def("set_num_threads", &set_num_threads, py::arg("n"), "Sets the number of threads CPU kernels may use.");
+  m.def("set_num_threads", [](int n) {
+    AK_CHECK(n >= 1, ValueError, "set_num_threads: the number of threads must be positive, got ", n);
+    set_num_threads(n);
+  }, py::arg("n"), "Sets the number of threads CPU kernels may use.");
   m.def("get_num_threads", &get_num_threads, "The number of threads CPU kernels may use.");
   m.def("cpu_isa", &cpu::isa_name, "Which build of the hot loops runs on this CPU: 'avx2' or 'baseline'.");
   m.def("has_cuda_build", [] {
@@ -80,4 +85,5 @@ PYBIND11_MODULE(_C, m) {
   python::bind_functions(m);
   if (bind_gemm) bind_gemm(m);
   if (bind_cuda) bind_cuda(m);
+  if (bind_autograd) bind_autograd(m);
 }

@@ -1,0 +1,58 @@
+"""Automatic differentiation. The engine (graph, dependency counting, every
+backward formula) is C++ (``csrc/autograd``); this package is its Python face:
+``backward``, ``grad``, grad-mode switches and ``gradcheck``."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from .. import _C
+from .._C import Tensor
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import gradcheck
+
+__all__ = ["backward", "grad", "gradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+
+
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
+    """Accumulates into ``.grad`` of the leaves the gradient of ``tensors``
+    (weighted by ``grad_tensors``; a scalar needs none)."""
+    retain = create_graph if retain_graph is None else retain_graph
+    _C.autograd.backward(tensors, grad_tensors, retain, create_graph)
+
+
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched).
+
+    With ``create_graph=True`` the returned gradients are themselves part of a
+    graph and can be differentiated again.
+    """
+    retain = create_graph if retain_graph is None else retain_graph
+    return _C.autograd.grad(outputs, inputs, grad_outputs, retain, create_graph, allow_unused)
+
+
+def _tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Sequence[Tensor] | None = None,
+) -> None:
+    """Computes the gradient of this tensor with respect to the graph's leaves."""
+    retain = create_graph if retain_graph is None else retain_graph
+    self._backward(gradient, retain, create_graph, inputs)
+
+
+Tensor.backward = _tensor_backward

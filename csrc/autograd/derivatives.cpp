@@ -1,0 +1,431 @@
+// Backward formulas. Each record_* is called by the matching op in csrc/ops.
+// Formulas use ordinary ops, so under create_graph they are recorded too and
+// the gradient can be differentiated again.
+#include "autograd/derivatives.h"
+
+#include <cmath>
+
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::autograd {
+namespace {
+
+using ops::binary;
+TensorPtr add(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::Add, a, b); }
+TensorPtr sub(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::Sub, a, b); }
+TensorPtr mul(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::Mul, a, b); }
+TensorPtr div(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::Div, a, b); }
+TensorPtr muls(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryOp::Mul, a, Scalar::from_double(s), false); }
+TensorPtr adds(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryOp::Add, a, Scalar::from_double(s), false); }
+TensorPtr neg(const TensorPtr& a) { return ops::unary(UnaryOp::Neg, a); }
+TensorPtr as_float(const TensorPtr& mask, DType dt) { return ops::to_dtype(mask, dt); }
+TensorPtr zeros_like(const TensorPtr& t) { return ops::full(t->shape, Scalar::from_int(0), t->dtype, t->device()); }
+TensorPtr cmp(BinaryOp op, const TensorPtr& a, double s) { return ops::binary_scalar(op, a, Scalar::from_double(s), false); }
+
+}  // namespace
+
+TensorPtr sum_to(const TensorPtr& g, const Shape& shape) {
+  if (g->shape == shape) return g;
+  const int64_t lead = g->ndim() - static_cast<int64_t>(shape.size());
+  ops::DimList dims;
+  for (int64_t d = 0; d < g->ndim(); ++d)
+    if (d < lead || (shape[d - lead] == 1 && g->shape[d] != 1)) dims.push_back(d);
+  TensorPtr s = dims.empty() ? g : ops::sum(g, dims, true, std::nullopt);
+  return ops::reshape(s, shape);
+}
+
+// ---- elementwise ----------------------------------------------------------------
+
+void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
+  switch (op) {
+    case BinaryOp::Add:
+      return record("AddBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs&) {
+        return TensorList{g[0], g[0]};
+      });
+    case BinaryOp::Sub:
+      return record("SubBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs& n) {
+        return TensorList{g[0], n[1] ? neg(g[0]) : nullptr};
+      });
+    case BinaryOp::Mul:
+      return record("MulBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+        return TensorList{n[0] ? mul(g[0], s[1]) : nullptr, n[1] ? mul(g[0], s[0]) : nullptr};
+      });
+    case BinaryOp::Div:
+      return record("DivBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+        TensorPtr ga = div(g[0], s[1]);
+        return TensorList{n[0] ? ga : nullptr, n[1] ? neg(div(mul(ga, s[0]), s[1])) : nullptr};
+      });
+    case BinaryOp::Pow:
+      return record("PowBackward", {a, b}, out, {a, b, out}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+        TensorList r(2);
+        if (n[0]) r[0] = mul(g[0], mul(s[1], binary(BinaryOp::Pow, s[0], adds(s[1], -1.0))));
+        if (n[1]) {
+          // d/db a^b = a^b log a; where a == 0 (and b >= 0) the limit is 0, not NaN.
+          TensorPtr safe_log = ops::unary(UnaryOp::Log, ops::where(cmp(BinaryOp::Eq, s[0], 0.0),
+                                                                    ops::full({}, Scalar::from_int(1), s[0]->dtype), s[0]));
+          r[1] = mul(g[0], mul(s[2], safe_log));
+        }
+        return r;
+      });
+    case BinaryOp::Maximum:
+    case BinaryOp::Minimum: {
+      const BinaryOp wins = op == BinaryOp::Maximum ? BinaryOp::Gt : BinaryOp::Lt;
+      return record(op == BinaryOp::Maximum ? "MaximumBackward" : "MinimumBackward", {a, b}, out, {a, b},
+                    [wins](const TensorList& g, const TensorList& s, const Needs&) {
+                      // Ties split the gradient evenly (PyTorch's rule).
+                      const DType dt = g[0]->dtype;
+                      TensorPtr w = add(as_float(binary(wins, s[0], s[1]), dt),
+                                        muls(as_float(binary(BinaryOp::Eq, s[0], s[1]), dt), 0.5));
+                      TensorPtr ga = mul(g[0], w);
+                      return TensorList{ga, sub(g[0], ga)};
+                    });
+    }
+    case BinaryOp::FloorDiv:
+      return record("FloorDivideBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs&) {
+        return TensorList{zeros_like(g[0]), zeros_like(g[0])};
+      });
+    case BinaryOp::Mod:
+      return record("RemainderBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+        return TensorList{g[0], n[1] ? neg(mul(g[0], binary(BinaryOp::FloorDiv, s[0], s[1]))) : nullptr};
+      });
+    default:
+      return;  // comparisons and logical ops return bool: no gradient
+  }
+}
+
+void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p) {
+  auto rec = [&](const char* name, std::function<TensorPtr(const TensorPtr& g, const TensorPtr& x, const TensorPtr& y)> f) {
+    record(name, {in}, out, {in, out}, [f](const TensorList& g, const TensorList& s, const Needs&) {
+      return TensorList{f(g[0], s[0], s[1])};
+    });
+  };
+  switch (op) {
+    case UnaryOp::Neg: return rec("NegBackward", [](auto& g, auto&, auto&) { return neg(g); });
+    case UnaryOp::Abs: return rec("AbsBackward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Sign, x)); });
+    case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+      return rec("ZeroGradBackward", [](auto& g, auto&, auto&) { return zeros_like(g); });
+    case UnaryOp::Exp:
+      // Under create_graph the saved output has no history: recompute exp(x).
+      return rec("ExpBackward", [](auto& g, auto& x, auto& y) { return mul(g, grad_enabled() ? ops::unary(UnaryOp::Exp, x) : y); });
+    case UnaryOp::Log: return rec("LogBackward", [](auto& g, auto& x, auto&) { return div(g, x); });
+    case UnaryOp::Log1p: return rec("Log1pBackward", [](auto& g, auto& x, auto&) { return div(g, adds(x, 1.0)); });
+    case UnaryOp::Expm1: return rec("Expm1Backward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Exp, x)); });
+    case UnaryOp::Sqrt: return rec("SqrtBackward", [](auto& g, auto& x, auto& y) {
+      return div(muls(g, 0.5), grad_enabled() ? ops::unary(UnaryOp::Sqrt, x) : y); });
+    case UnaryOp::Rsqrt: return rec("RsqrtBackward", [](auto& g, auto& x, auto&) {
+      TensorPtr r = ops::unary(UnaryOp::Rsqrt, x);
+      return mul(muls(g, -0.5), mul(r, mul(r, r))); });
+    case UnaryOp::Sin: return rec("SinBackward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Cos, x)); });
+    case UnaryOp::Cos: return rec("CosBackward", [](auto& g, auto& x, auto&) { return neg(mul(g, ops::unary(UnaryOp::Sin, x))); });
+    case UnaryOp::Tanh: return rec("TanhBackward", [](auto& g, auto& x, auto& y0) {
+      TensorPtr y = grad_enabled() ? ops::unary(UnaryOp::Tanh, x) : y0;
+      return mul(g, adds(neg(mul(y, y)), 1.0)); });
+    case UnaryOp::Sigmoid: return rec("SigmoidBackward", [](auto& g, auto& x, auto& y0) {
+      TensorPtr y = grad_enabled() ? ops::unary(UnaryOp::Sigmoid, x) : y0;
+      return mul(g, mul(y, adds(neg(y), 1.0))); });
+    case UnaryOp::Relu: return rec("ReluBackward", [](auto& g, auto& x, auto&) {
+      return mul(g, as_float(cmp(BinaryOp::Gt, x, 0.0), g->dtype)); });
+    case UnaryOp::Erf: return rec("ErfBackward", [](auto& g, auto& x, auto&) {
+      // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
+      return mul(muls(g, 1.1283791670955126), ops::unary(UnaryOp::Exp, neg(mul(x, x)))); });
+    case UnaryOp::Gelu: return rec("GeluBackward", [](auto& g, auto& x, auto&) {
+      // gelu(x) = x Phi(x): derivative Phi(x) + x phi(x)
+      TensorPtr cdf = muls(adds(ops::unary(UnaryOp::Erf, muls(x, M_SQRT1_2)), 1.0), 0.5);
+      TensorPtr pdf = muls(ops::unary(UnaryOp::Exp, muls(mul(x, x), -0.5)), 0.3989422804014327);
+      return mul(g, add(cdf, mul(x, pdf))); });
+    case UnaryOp::GeluTanh: return rec("GeluTanhBackward", [](auto& g, auto& x, auto&) {
+      const double k = 0.7978845608028654, c = 0.044715;
+      TensorPtr x2 = mul(x, x);
+      TensorPtr t = ops::unary(UnaryOp::Tanh, muls(add(x, muls(mul(x2, x), c)), k));
+      TensorPtr left = muls(adds(t, 1.0), 0.5);
+      TensorPtr right = mul(muls(x, 0.5 * k), mul(adds(neg(mul(t, t)), 1.0), adds(muls(x2, 3 * c), 1.0)));
+      return mul(g, add(left, right)); });
+    case UnaryOp::Silu: return rec("SiluBackward", [](auto& g, auto& x, auto&) {
+      TensorPtr s = ops::unary(UnaryOp::Sigmoid, x);
+      return mul(g, mul(s, adds(mul(x, adds(neg(s), 1.0)), 1.0))); });
+    case UnaryOp::Softplus: {
+      const double beta = p.a, threshold = p.b;
+      return rec("SoftplusBackward", [beta, threshold](auto& g, auto& x, auto&) {
+        TensorPtr bx = muls(x, beta);
+        TensorPtr s = ops::unary(UnaryOp::Sigmoid, bx);
+        return mul(g, ops::where(cmp(BinaryOp::Gt, bx, threshold), ops::full({}, Scalar::from_int(1), x->dtype), s)); });
+    }
+    case UnaryOp::Reciprocal: return rec("ReciprocalBackward", [](auto& g, auto& x, auto&) {
+      TensorPtr r = ops::unary(UnaryOp::Reciprocal, x);
+      return neg(mul(g, mul(r, r))); });
+    case UnaryOp::Square: return rec("SquareBackward", [](auto& g, auto& x, auto&) { return mul(g, muls(x, 2.0)); });
+    case UnaryOp::LeakyRelu: {
+      const double slope = p.a;
+      return rec("LeakyReluBackward", [slope](auto& g, auto& x, auto&) {
+        TensorPtr pos = as_float(cmp(BinaryOp::Gt, x, 0.0), g->dtype);
+        return mul(g, adds(muls(pos, 1.0 - slope), slope)); });
+    }
+    case UnaryOp::Elu: {
+      const double alpha = p.a;
+      return rec("EluBackward", [alpha](auto& g, auto& x, auto&) {
+        TensorPtr neg_part = muls(ops::unary(UnaryOp::Exp, x), alpha);
+        return mul(g, ops::where(cmp(BinaryOp::Gt, x, 0.0), ops::full({}, Scalar::from_int(1), x->dtype), neg_part)); });
+    }
+    case UnaryOp::Clamp: {
+      return rec("ClampBackward", [p](auto& g, auto& x, auto&) {
+        TensorPtr keep = ops::full(x->shape, Scalar::from_bool(true), DType::Bool, x->device());
+        if (p.has_a) keep = binary(BinaryOp::LogicalAnd, keep, cmp(BinaryOp::Ge, x, p.a));
+        if (p.has_b) keep = binary(BinaryOp::LogicalAnd, keep, cmp(BinaryOp::Le, x, p.b));
+        return mul(g, as_float(keep, g->dtype)); });
+    }
+    case UnaryOp::LogicalNot:
+      return;
+  }
+}
+
+void record_where(const TensorPtr& out, const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
+  record("WhereBackward", {a, b}, out, {cond}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+    TensorPtr zero = ops::full({}, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+    return TensorList{n[0] ? ops::where(s[0], g[0], zero) : nullptr, n[1] ? ops::where(s[0], zero, g[0]) : nullptr};
+  });
+}
+
+// ---- reductions -----------------------------------------------------------------
+
+void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
+  const Shape in_shape = in->shape;
+  switch (op) {
+    case ReduceOp::Sum:
+      return record("SumBackward", {in}, out, {}, [in_shape](const TensorList& g, const TensorList&, const Needs&) {
+        return TensorList{ops::expand(g[0], in_shape)};
+      });
+    case ReduceOp::Prod:
+      return record("ProdBackward", {in}, out, {in, out}, [](const TensorList& g, const TensorList& s, const Needs&) {
+        // d prod / d x_i = product of the others. Away from zeros that is
+        // prod / x_i; a slice with exactly one zero gives that element the
+        // product of the rest; with two or more zeros everything gets 0.
+        const TensorPtr& x = s[0];
+        const TensorPtr& y = s[1];
+        TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
+        std::optional<ops::DimList> dims = ops::DimList{};
+        for (int64_t d = 0; d < x->ndim(); ++d)
+          if (y->shape[d] == 1 && x->shape[d] != 1) dims->push_back(d);
+        if (dims->empty()) dims = std::nullopt;
+        TensorPtr zeros_per = ops::sum(as_float(is_zero, x->dtype), dims, true, std::nullopt);
+        if (!dims) zeros_per = ops::reshape(zeros_per, y->shape);
+        TensorPtr one = ops::full({}, Scalar::from_int(1), x->dtype, x->device());
+        TensorPtr zero = ops::full({}, Scalar::from_int(0), x->dtype, x->device());
+        TensorPtr rest = ops::reduce(ReduceOp::Prod, ops::where(is_zero, one, x), dims, true);
+        if (!dims) rest = ops::reshape(rest, y->shape);
+        TensorPtr at_zero = ops::where(cmp(BinaryOp::Eq, zeros_per, 1.0), rest, zero);
+        TensorPtr elsewhere = div(y, ops::where(is_zero, one, x));
+        return TensorList{mul(g[0], ops::where(is_zero, at_zero, elsewhere))};
+      });
+    case ReduceOp::Max:
+    case ReduceOp::Min:
+      return record(op == ReduceOp::Max ? "AmaxBackward" : "AminBackward", {in}, out, {in, out},
+                    [](const TensorList& g, const TensorList& s, const Needs&) {
+                      // Ties share the gradient evenly.
+                      TensorPtr mask = as_float(binary(BinaryOp::Eq, s[0], s[1]), g[0]->dtype);
+                      ops::DimList dims;
+                      for (int64_t d = 0; d < s[0]->ndim(); ++d)
+                        if (s[1]->shape[d] == 1 && s[0]->shape[d] != 1) dims.push_back(d);
+                      TensorPtr count = dims.empty() ? ops::full({}, Scalar::from_int(1), g[0]->dtype)
+                                                     : ops::sum(mask, dims, true, std::nullopt);
+                      return TensorList{div(mul(g[0], mask), count)};
+                    });
+    default:
+      return;
+  }
+}
+
+void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const TensorPtr& in, int64_t dim) {
+  const Shape in_shape = in->shape;
+  // The gradient goes to the selected index only (ties: the first one, the one reported).
+  record("MaxDimBackward", {in}, TensorList{values}, {indices}, [in_shape, dim](const TensorList& g, const TensorList& s, const Needs&) {
+    TensorPtr z = ops::full(in_shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+    return TensorList{ops::scatter(z, dim, s[0], g[0], false)};
+  });
+}
+
+void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool log) {
+  if (log)
+    return record("LogSoftmaxBackward", {in}, out, {in, out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
+      TensorPtr p = grad_enabled() ? ops::softmax(s[0], dim, false) : ops::unary(UnaryOp::Exp, s[1]);
+      return TensorList{sub(g[0], mul(p, ops::sum(g[0], ops::DimList{dim}, true, std::nullopt)))};
+    });
+  record("SoftmaxBackward", {in}, out, {in, out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
+    TensorPtr y = grad_enabled() ? ops::softmax(s[0], dim, false) : s[1];
+    TensorPtr dot = ops::sum(mul(g[0], y), ops::DimList{dim}, true, std::nullopt);
+    return TensorList{mul(y, sub(g[0], dot))};
+  });
+}
+
+void record_cumsum(const TensorPtr& out, const TensorPtr& in, int64_t dim) {
+  record("CumsumBackward", {in}, out, {}, [dim](const TensorList& g, const TensorList&, const Needs&) {
+    // Each x_i feeds y_j for j >= i: the reversed cumulative sum of g.
+    TensorPtr total = ops::sum(g[0], ops::DimList{dim}, true, std::nullopt);
+    return TensorList{add(sub(total, ops::cumsum(g[0], dim)), g[0])};
+  });
+}
+
+void record_bmm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
+  record("BmmBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+    return TensorList{n[0] ? ops::bmm(g[0], ops::transpose(s[1], 1, 2)) : nullptr,
+                      n[1] ? ops::bmm(ops::transpose(s[0], 1, 2), g[0]) : nullptr};
+  });
+}
+
+void record_cast(const TensorPtr& out, const TensorPtr& in) {
+  const DType dt = in->dtype;
+  record("CopyBackward", {in}, out, {}, [dt](const TensorList& g, const TensorList&, const Needs&) {
+    return TensorList{ops::to_dtype(g[0], dt)};
+  });
+}
+
+// ---- indexing -------------------------------------------------------------------
+
+void record_gather(const TensorPtr& out, const TensorPtr& in, int64_t dim, const TensorPtr& index) {
+  const Shape in_shape = in->shape;
+  record("GatherBackward", {in}, out, {index}, [in_shape, dim](const TensorList& g, const TensorList& s, const Needs&) {
+    TensorPtr z = ops::full(in_shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+    return TensorList{ops::scatter(z, dim, s[0], g[0], true)};
+  });
+}
+
+void record_scatter(const TensorPtr& out, const TensorPtr& self, int64_t dim, const TensorPtr& index,
+                    const TensorPtr& src, bool add) {
+  record(add ? "ScatterAddBackward" : "ScatterBackward", {self, src}, out, {index},
+         [dim, add](const TensorList& g, const TensorList& s, const Needs& n) {
+           TensorList r(2);
+           if (n[0]) {
+             if (add) r[0] = g[0];
+             else {
+               TensorPtr z = ops::full(s[0]->shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+               r[0] = ops::scatter(g[0], dim, s[0], z, false);  // overwritten positions get no gradient
+             }
+           }
+           if (n[1]) r[1] = ops::gather(g[0], dim, s[0]);
+           return r;
+         });
+}
+
+void record_index(const TensorPtr& out, const TensorPtr& in, const std::vector<TensorPtr>& indices) {
+  const Shape in_shape = in->shape;
+  record("IndexBackward", {in}, out, {}, [in_shape, indices](const TensorList& g, const TensorList&, const Needs&) {
+    TensorPtr z = ops::full(in_shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+    return TensorList{ops::index_put(z, indices, g[0], true)};
+  });
+}
+
+void record_index_put(const TensorPtr& out, const TensorPtr& self, const std::vector<TensorPtr>& indices,
+                      const TensorPtr& values, bool accumulate) {
+  record("IndexPutBackward", {self, values}, out, {}, [indices, accumulate](const TensorList& g, const TensorList&, const Needs& n) {
+    TensorList r(2);
+    if (n[0]) {
+      if (accumulate) r[0] = g[0];
+      else r[0] = ops::index_put(g[0], indices, ops::full({}, Scalar::from_int(0), g[0]->dtype), false);
+    }
+    if (n[1]) r[1] = ops::index(g[0], indices);
+    return r;
+  });
+}
+
+void record_cat(const TensorPtr& out, const std::vector<TensorPtr>& inputs, int64_t dim) {
+  Shape sizes;
+  for (const auto& t : inputs) sizes.push_back(t->shape[dim]);
+  record("CatBackward", inputs, out, {}, [sizes, dim](const TensorList& g, const TensorList&, const Needs&) {
+    return ops::split_sizes(g[0], sizes, dim);
+  });
+}
+
+// ---- views ----------------------------------------------------------------------
+
+namespace {
+void mark_view(const TensorPtr& out) { meta(out).is_view_of_grad_tensor = true; }
+
+// Writes g into `reapply(zeros(shape))`: the inverse of a slicing view. It is a
+// recorded op of its own (its backward is the view again), so double
+// backward works through views.
+TensorPtr view_scatter(const TensorPtr& g, const Shape& shape, std::function<TensorPtr(const TensorPtr&)> reapply) {
+  TensorPtr gi = ops::full(shape, Scalar::from_int(0), g->dtype, g->device());
+  {
+    GradModeGuard no_grad(false);
+    TensorPtr dst = reapply(gi);
+    ops::copy_(dst, g);
+  }
+  if (should_record({&g}))
+    record("ViewScatterBackward", {g}, gi, {}, [reapply](const TensorList& gg, const TensorList&, const Needs&) {
+      return TensorList{reapply(gg[0])};
+    });
+  return gi;
+}
+}  // namespace
+
+void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,
+                 std::function<TensorPtr(const TensorPtr&)> reapply) {
+  const Shape in_shape = in->shape;
+  record(name, {in}, out, {}, [in_shape, reapply](const TensorList& g, const TensorList&, const Needs&) {
+    return TensorList{view_scatter(g[0], in_shape, reapply)};
+  });
+  mark_view(out);
+}
+
+void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& in,
+                      std::function<TensorPtr(const TensorPtr&)> backward) {
+  record(name, {in}, out, {}, [backward](const TensorList& g, const TensorList&, const Needs&) {
+    return TensorList{backward(g[0])};
+  });
+  mark_view(out);
+}
+
+void record_as_strided(const TensorPtr& out, const TensorPtr& in) {
+  // Each output element reads one storage element; route its gradient there
+  // (accumulating where the view reads an element twice), then read the
+  // input's own elements back out of that storage-shaped buffer.
+  const Shape in_shape = in->shape, in_strides = in->strides, out_shape = out->shape, out_strides = out->strides;
+  const int64_t in_off = in->offset, out_off = out->offset;
+  const int64_t storage_numel = static_cast<int64_t>(in->storage->nbytes()) / in->element_size();
+  record("AsStridedBackward", {in}, out, {}, [=](const TensorList& g, const TensorList&, const Needs&) {
+    TensorPtr positions = ops::arange(0, static_cast<double>(storage_numel), 1, DType::Int64);
+    TensorPtr read = ops::reshape(ops::as_strided(positions, out_shape, out_strides, out_off), {-1});
+    TensorPtr buffer = ops::full({storage_numel}, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+    buffer = ops::index_put(buffer, {read}, ops::reshape(g[0], {-1}), true);
+    TensorPtr mine = ops::reshape(ops::as_strided(positions, in_shape, in_strides, in_off), {-1});
+    return TensorList{ops::reshape(ops::index(buffer, {mine}), in_shape)};
+  });
+  mark_view(out);
+}
+
+// ---- in-place -------------------------------------------------------------------
+
+bool inplace_needs_history(const TensorPtr& self, std::initializer_list<const TensorPtr*> others) {
+  if (!grad_enabled()) return false;
+  if (requires_grad(self)) return true;
+  for (const TensorPtr* t : others)
+    if (requires_grad(*t)) return true;
+  return false;
+}
+
+void inplace_with_history(const TensorPtr& self, const char* op_name, const std::function<TensorPtr()>& compute) {
+  AK_CHECK(!(requires_grad(self) && !self->autograd->grad_fn), RuntimeError, "a leaf tensor that requires grad is "
+           "being used in an in-place operation (", op_name, "); wrap it in `with aakaar.no_grad():` or use the "
+           "out-of-place version");
+  AK_CHECK(!(self->autograd && self->autograd->is_view_of_grad_tensor) && self->storage.use_count() == 1,
+           RuntimeError, "in-place operation ", op_name, " in the autograd graph on a tensor whose memory is shared "
+           "with another tensor (a view, its base, or a value saved for backward) is not supported: the other "
+           "tensors' gradients would be silently wrong. Use the out-of-place version (e.g. x = x.add(y)).");
+  TensorPtr result = compute();
+  {
+    GradModeGuard no_grad(false);
+    backend(self->device()).copy(*self, *result);
+    self->storage->bump_version();
+  }
+  AutogradMeta& m = meta(self);
+  if (requires_grad(result)) {
+    m.requires_grad = true;
+    m.grad_fn = result->autograd->grad_fn;
+    m.output_nr = result->autograd->output_nr;
+  } else {  // overwritten by a constant (fill_): no gradient flows any more
+    m.requires_grad = false;
+    m.grad_fn = nullptr;
+  }
+}
+
+}  // namespace aakaar::autograd

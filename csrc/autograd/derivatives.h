@@ -1,0 +1,50 @@
+// The backward formula of every primitive op, recorded by the op itself
+// (csrc/ops calls these after computing its result when should_record(...)).
+// Composite ops (mean, var, logsumexp, matmul, stack, ...) need none: they are
+// built from these, so their graph is recorded piece by piece.
+#pragma once
+#include <functional>
+#include <optional>
+
+#include "autograd/function.h"
+#include "core/backend.h"
+
+namespace aakaar::autograd {
+
+void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
+void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p);
+void record_where(const TensorPtr& out, const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
+void record_reduce(ReduceOp op, const TensorPtr& out_keepdim, const TensorPtr& in);
+void record_max_dim(const TensorPtr& values_keepdim, const TensorPtr& indices_keepdim, const TensorPtr& in, int64_t dim);
+void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool log);
+void record_cumsum(const TensorPtr& out, const TensorPtr& in, int64_t dim);
+void record_bmm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
+void record_cast(const TensorPtr& out, const TensorPtr& in);    // to_dtype, clone, contiguous copies
+void record_gather(const TensorPtr& out, const TensorPtr& in, int64_t dim, const TensorPtr& index);
+void record_scatter(const TensorPtr& out, const TensorPtr& self, int64_t dim, const TensorPtr& index,
+                    const TensorPtr& src, bool add);
+void record_index(const TensorPtr& out, const TensorPtr& in, const std::vector<TensorPtr>& indices);
+void record_index_put(const TensorPtr& out, const TensorPtr& self, const std::vector<TensorPtr>& indices,
+                      const TensorPtr& values, bool accumulate);
+void record_cat(const TensorPtr& out, const std::vector<TensorPtr>& inputs, int64_t dim);
+
+// Views whose backward is "put the gradient back where the view came from":
+// `reapply` applies the same view to a fresh tensor of the input's shape.
+void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,
+                 std::function<TensorPtr(const TensorPtr&)> reapply);
+// Views whose backward is another view (transpose, permute, reshape, expand...).
+void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& in,
+                      std::function<TensorPtr(const TensorPtr&)> backward);
+void record_as_strided(const TensorPtr& out, const TensorPtr& in);
+
+// In-place ops on tensors in the graph: `compute` produces the new value
+// out of place (recording it); the value is written into `self`, which takes
+// over the new history. Refuses leaves that require grad and views of
+// tensors that require grad (their base's history could not be updated).
+void inplace_with_history(const TensorPtr& self, const char* op_name, const std::function<TensorPtr()>& compute);
+bool inplace_needs_history(const TensorPtr& self, std::initializer_list<const TensorPtr*> others);
+
+// Sums a broadcast gradient back to `shape`.
+TensorPtr sum_to(const TensorPtr& g, const Shape& shape);
+
+}  // namespace aakaar::autograd

@@ -1,0 +1,257 @@
+// The backward engine: dependency counting over the recorded graph, then
+// nodes run in an order where each one has received every gradient it will
+// get. Iterative (a work list, never recursion), so a 100,000-node chain is
+// fine.
+#include <queue>
+#include <unordered_map>
+
+#include "autograd/function.h"
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::autograd {
+
+namespace {
+thread_local bool g_grad_enabled = true;
+uint64_t g_next_sequence_nr = 0;
+
+std::string describe(const TensorPtr& t) {
+  return str("[", dtype_name(t->dtype), " ", shape_str(t->shape), "]");
+}
+}  // namespace
+
+bool grad_enabled() { return g_grad_enabled; }
+void set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
+
+Node::Node() : sequence_nr(g_next_sequence_nr++) {}
+
+TensorPtr SavedTensor::unpack(const char* node_name) const {
+  if (!saved_) return nullptr;
+  AK_CHECK(tensor_ != nullptr, RuntimeError,
+           "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+           "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+           "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time.");
+  AK_CHECK(tensor_->storage->version() == version_, RuntimeError,
+           "one of the variables needed for gradient computation has been modified by an inplace operation: ",
+           describe(tensor_), " is at version ", tensor_->storage->version(), "; expected version ", version_,
+           " instead. It was saved by ", node_name, ".");
+  return tensor_;
+}
+
+bool requires_grad(const TensorPtr& t) { return t && t->autograd && t->autograd->requires_grad; }
+
+AutogradMeta& meta(const TensorPtr& t) {
+  if (!t->autograd) t->autograd = std::make_shared<AutogradMeta>();
+  return *t->autograd;
+}
+
+void set_requires_grad(const TensorPtr& t, bool value) {
+  if (value)
+    AK_CHECK(is_floating(t->dtype), RuntimeError, "only tensors of floating point dtype can require gradients, got ",
+             dtype_name(t->dtype));
+  AK_CHECK(!(t->autograd && t->autograd->grad_fn), RuntimeError,
+           "you can only change requires_grad flags of leaf tensors; this one was produced by ",
+           t->autograd ? t->autograd->grad_fn->name() : std::string("?"),
+           ". Use .detach() to get a leaf.");
+  if (!value && !t->autograd) return;
+  meta(t).requires_grad = value;
+}
+
+Edge gradient_edge(const TensorPtr& t) {
+  AutogradMeta& m = meta(t);
+  if (m.grad_fn) return Edge{m.grad_fn, m.output_nr};
+  std::shared_ptr<Node> acc = m.grad_accumulator.lock();
+  if (!acc) {
+    acc = std::make_shared<AccumulateGrad>(t);
+    m.grad_accumulator = acc;
+  }
+  return Edge{acc, 0};
+}
+
+TensorList AccumulateGrad::apply(TensorList&& grads) {
+  TensorPtr g = std::move(grads[0]);
+  if (!g) return {};
+  AutogradMeta& m = meta(variable);
+  for (const auto& hook : m.hooks) {
+    TensorPtr replaced = hook(g);
+    if (replaced) g = replaced;
+  }
+  AK_CHECK(g->shape == variable->shape, RuntimeError, "gradient of shape ", shape_str(g->shape),
+           " does not match the leaf tensor of shape ", shape_str(variable->shape));
+  if (g->dtype != variable->dtype) g = ops::to_dtype(g, variable->dtype);
+  if (!m.grad) {
+    // Keep the gradient only if nothing else holds it (a formula may hand the
+    // same tensor to several inputs); otherwise own a copy.
+    m.grad = (g.use_count() == 1 && !grad_enabled()) ? g : (grad_enabled() ? g : ops::clone(g));
+  } else if (grad_enabled()) {
+    m.grad = ops::binary(BinaryOp::Add, m.grad, g);  // create_graph: keep the sum differentiable
+  } else {
+    ops::binary_(BinaryOp::Add, m.grad, g);
+  }
+  return {};
+}
+
+bool should_record(const std::vector<TensorPtr>& inputs) {
+  if (!grad_enabled()) return false;
+  for (const auto& t : inputs)
+    if (requires_grad(t)) return true;
+  return false;
+}
+
+TensorPtr detach(const TensorPtr& t) {
+  return std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, t->dtype);
+}
+
+void record(const char* name, const TensorList& inputs, const TensorList& outputs, const TensorList& to_save,
+            Formula formula) {
+  auto node = std::make_shared<FunctionNode>();
+  node->op_name = name;
+  node->num_outputs = static_cast<uint32_t>(outputs.size());
+  node->next_edges.reserve(inputs.size());
+  for (const auto& in : inputs) node->next_edges.push_back(requires_grad(in) ? gradient_edge(in) : Edge{});
+  for (const auto& s : to_save) {
+    bool is_output = false;
+    for (const auto& o : outputs) is_output |= (s == o);
+    // A saved output is kept as a detached alias: holding the output itself
+    // would make a cycle (output -> grad_fn -> saved output).
+    node->saved.emplace_back(is_output ? detach(s) : s);
+  }
+  node->formula = std::move(formula);
+  node->device = outputs.empty() ? Device{} : outputs[0]->device();
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorPtr& out = outputs[i];
+    node->output_shapes.push_back(out->shape);
+    node->output_dtypes.push_back(out->dtype);
+    if (!is_floating(out->dtype)) continue;  // integer outputs (indices) carry no gradient
+    AutogradMeta& m = meta(out);
+    m.requires_grad = true;
+    m.grad_fn = node;
+    m.output_nr = static_cast<uint32_t>(i);
+  }
+}
+
+TensorList FunctionNode::apply(TensorList&& grads) {
+  AK_CHECK(!released && formula, RuntimeError,
+           "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+           "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+           "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time. "
+           "(node: ", op_name, ")");
+  for (size_t i = 0; i < grads.size(); ++i)
+    if (!grads[i]) grads[i] = ops::full(output_shapes[i], Scalar::from_int(0), output_dtypes[i], device);
+  TensorList unpacked;
+  unpacked.reserve(saved.size());
+  for (const auto& s : saved) unpacked.push_back(s.unpack(op_name.c_str()));
+  Needs needs(next_edges.size());
+  for (size_t i = 0; i < next_edges.size(); ++i) needs[i] = next_edges[i].valid();
+  TensorList out = formula(grads, unpacked, needs);
+  out.resize(next_edges.size());
+  return out;
+}
+
+TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, bool retain_graph, bool create_graph,
+                        const TensorList& inputs, bool allow_unused) {
+  AK_CHECK(grad_roots.size() == roots.size(), ValueError, "backward: got ", grad_roots.size(),
+           " gradients for ", roots.size(), " tensors");
+  // Root edges and their starting gradients.
+  std::vector<std::pair<Edge, TensorPtr>> starts;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const TensorPtr& r = roots[i];
+    AK_CHECK(requires_grad(r), RuntimeError, "element ", i,
+             " of tensors does not require grad and does not have a grad_fn");
+    TensorPtr g = grad_roots[i];
+    if (!g) {
+      AK_CHECK(r->numel() == 1, RuntimeError, "grad can be implicitly created only for scalar outputs; got a tensor "
+               "of shape ", shape_str(r->shape), " (pass gradient=...)");
+      g = ops::full(r->shape, Scalar::from_int(1), r->dtype, r->device());
+    } else {
+      AK_CHECK(g->shape == r->shape, RuntimeError, "backward: gradient of shape ", shape_str(g->shape),
+               " does not match the tensor's shape ", shape_str(r->shape));
+    }
+    starts.push_back({gradient_edge(r), g});
+  }
+  // autograd.grad: capture the gradient flowing into each input's edge.
+  struct Capture { Node* node; uint32_t nr; size_t index; };
+  std::vector<Capture> captures;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    AK_CHECK(requires_grad(inputs[i]), RuntimeError, "autograd.grad: input ", i, " does not require grad");
+    Edge e = gradient_edge(inputs[i]);
+    captures.push_back({e.fn.get(), e.input_nr, i});
+  }
+  const bool capture_mode = !inputs.empty();
+  TensorList captured(inputs.size());
+
+  // Count, for every node reachable from the roots, how many edges lead into it.
+  std::unordered_map<Node*, int> deps;
+  std::unordered_map<Node*, std::shared_ptr<Node>> keep;  // nodes alive while we run
+  std::vector<Node*> stack;
+  for (auto& s : starts)
+    if (!keep.count(s.first.fn.get())) {
+      keep[s.first.fn.get()] = s.first.fn;
+      stack.push_back(s.first.fn.get());
+    }
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next_edges) {
+      if (!e.valid()) continue;
+      Node* next = e.fn.get();
+      if (deps[next]++ == 0 && !keep.count(next)) {
+        keep[next] = e.fn;
+        stack.push_back(next);
+      }
+    }
+  }
+
+  GradModeGuard mode(create_graph);
+  std::unordered_map<Node*, TensorList> buffers;
+  auto add_to_buffer = [&](Node* n, uint32_t nr, TensorPtr g) {
+    TensorList& buf = buffers[n];
+    if (buf.size() < n->num_outputs) buf.resize(n->num_outputs);
+    buf[nr] = buf[nr] ? ops::binary(BinaryOp::Add, buf[nr], g) : std::move(g);
+  };
+  for (auto& s : starts) add_to_buffer(s.first.fn.get(), s.first.input_nr, s.second);
+
+  auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
+  std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
+  for (auto& kv : keep)
+    if (deps[kv.first] == 0) ready.push(kv.first);
+
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    TensorList grads = std::move(buffers[n]);
+    buffers.erase(n);
+    grads.resize(n->num_outputs);
+    for (auto& [nr, hook] : n->pre_hooks)
+      if (grads[nr]) {
+        TensorPtr replaced = hook(grads[nr]);
+        if (replaced) grads[nr] = replaced;
+      }
+    for (const Capture& c : captures)
+      if (c.node == n && grads[c.nr]) captured[c.index] = grads[c.nr];
+    const bool is_leaf_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+    TensorList outs;
+    if (!(capture_mode && is_leaf_acc)) {
+      bool any = false;
+      for (auto& g : grads) any |= g != nullptr;
+      if (any) outs = n->apply(std::move(grads));
+      if (!retain_graph) {
+        n->release_saved();
+        if (!is_leaf_acc) n->released = true;
+      }
+    }
+    for (size_t i = 0; i < n->next_edges.size(); ++i) {
+      const Edge& e = n->next_edges[i];
+      if (!e.valid()) continue;
+      if (i < outs.size() && outs[i]) add_to_buffer(e.fn.get(), e.input_nr, std::move(outs[i]));
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+  if (capture_mode && !allow_unused)
+    for (size_t i = 0; i < captured.size(); ++i)
+      AK_CHECK(captured[i] != nullptr, RuntimeError, "autograd.grad: input ", i,
+               " was not used in the graph of the outputs (pass allow_unused=True to get None for it)");
+  return captured;
+}
+
+}  // namespace aakaar::autograd

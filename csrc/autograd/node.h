@@ -1,0 +1,88 @@
+// The computational graph. Every differentiable op that sees an input which
+// requires grad records a Node: it knows where its inputs' gradients must
+// flow (next_edges) and how to turn the gradient of its outputs into those
+// (apply). Leaves that require grad end in an AccumulateGrad node that adds
+// into tensor.grad.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace aakaar::autograd {
+
+struct Node;
+
+// "The gradient for input `input_nr` of node `fn`."
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+using TensorList = std::vector<TensorPtr>;  // null entries mean "no gradient" (zero)
+using GradHook = std::function<TensorPtr(const TensorPtr&)>;
+
+// A tensor kept for backward, with the storage version it had when saved:
+// if an in-place op changed it since, unpacking raises instead of silently
+// computing a wrong gradient.
+class SavedTensor {
+ public:
+  SavedTensor() = default;
+  explicit SavedTensor(const TensorPtr& t) : tensor_(t), version_(t ? t->storage->version() : 0), saved_(true) {}
+  TensorPtr unpack(const char* node_name) const;
+  void release() { tensor_.reset(); }
+  bool defined() const { return saved_; }
+
+ private:
+  TensorPtr tensor_;
+  uint64_t version_ = 0;
+  bool saved_ = false;
+};
+
+struct Node {
+  std::vector<Edge> next_edges;   // one per input of the forward op
+  uint32_t num_outputs = 1;       // gradients this node receives
+  uint64_t sequence_nr = 0;       // creation order: later nodes run first
+  bool released = false;          // saved tensors freed by a backward without retain_graph
+  // Hooks on the gradient of one output (register_hook/retain_grad of non-leaves).
+  std::vector<std::pair<uint32_t, GradHook>> pre_hooks;
+
+  Node();
+  virtual ~Node() = default;
+  virtual std::string name() const = 0;
+  virtual TensorList apply(TensorList&& grads) = 0;
+  virtual void release_saved() {}
+};
+
+// The per-tensor autograd state (Tensor::autograd). Absent (null) on tensors
+// that neither require grad nor came out of a recorded op.
+struct AutogradMeta {
+  bool requires_grad = false;
+  TensorPtr grad;
+  std::shared_ptr<Node> grad_fn;          // null for leaves
+  uint32_t output_nr = 0;                 // which output of grad_fn this tensor is
+  std::weak_ptr<Node> grad_accumulator;   // leaves: their AccumulateGrad, kept weakly (no cycle)
+  std::vector<GradHook> hooks;            // leaves: run on the gradient before accumulation
+  bool retains_grad = false;
+  bool is_view_of_grad_tensor = false;    // in-place ops on such views are refused (see docs)
+};
+
+// Adds gradients into a leaf's .grad.
+struct AccumulateGrad : Node {
+  explicit AccumulateGrad(TensorPtr variable) : variable(std::move(variable)) { num_outputs = 1; }
+  std::string name() const override { return "AccumulateGrad"; }
+  TensorList apply(TensorList&& grads) override;
+  TensorPtr variable;
+};
+
+bool requires_grad(const TensorPtr& t);
+AutogradMeta& meta(const TensorPtr& t);  // creates it on first use
+// The edge through which t's gradient flows: its grad_fn, or the leaf's accumulator.
+Edge gradient_edge(const TensorPtr& t);
+void set_requires_grad(const TensorPtr& t, bool value);
+
+}  // namespace aakaar::autograd
