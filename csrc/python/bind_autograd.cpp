@@ -78,6 +78,9 @@ void bind_autograd(py::module_& m) {
      py::arg("create_graph") = false, py::arg("allow_unused") = false,
      "Gradients of `outputs` with respect to `inputs`, returned instead of accumulated.");
 
+  // Tensor(t): a new tensor object sharing t's memory, with no history. This
+  // is what Python subclasses (nn.Parameter) call from their __init__.
+  cls.def(py::init([](const TensorPtr& t) { return autograd::detach(t); }), py::arg("data"));
   cls.def_property("requires_grad", [](const TensorPtr& t) { return autograd::requires_grad(t); },
                    [](const TensorPtr& t, bool v) { autograd::set_requires_grad(t, v); },
                    "Whether gradients are computed for this tensor.")
