@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Builds build/gemm-dev/aakaar/_C*.so holding only the gemm submodule, with the
-# same flags as CMakeLists.txt (portable code, *_avx2.cpp with -mavx2 -mfma).
-# Use: bash tools/gemm_dev/build.sh && PYTHONPATH=build/gemm-dev python -c "import aakaar._C"
-# (works while aakaar/ has no __init__.py, i.e. is a namespace package).
+# same flags as CMakeLists.txt (portable code, *_avx2.cpp with -mavx2 -mfma),
+# next to an empty aakaar/__init__.py: a stand-in package for working on the
+# ladder while the rest of the core does not build. Use it from a venv that
+# has numpy and pytest but no aakaar installed, and from outside the repo
+# root (so that the real aakaar/ is not found first):
+#   bash tools/gemm_dev/build.sh
+#   cd /tmp && PYTHONPATH=$REPO/build/gemm-dev python -m pytest $REPO/tests/test_gemm.py
 set -e
 cd "$(dirname "$0")/../.."
 out=build/gemm-dev
 mkdir -p "$out/obj" "$out/aakaar"
+: > "$out/aakaar/__init__.py"
 inc="-Icsrc $(python3 -m pybind11 --includes)"
 flags="-O3 -std=c++17 -fPIC -fno-math-errno -Wall -Wno-unused-function -fopenmp -DAAKAAR_OPENMP=1"
 objs=""
