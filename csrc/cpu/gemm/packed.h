@@ -36,6 +36,11 @@ using MicroKernel = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t r
 // one of a few independent buffers (A block, B panel).
 void* packing_buffer(int slot, size_t bytes);
 
+// The fastest micro-kernel this CPU can run: AVX2/FMA when present, else the
+// portable one (both use the tile of Tile<T>, so packing is shared).
+template <typename T>
+MicroKernel<T> best_microkernel();
+
 template <typename T, int MR>
 void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* out) {
   for (int64_t i0 = 0; i0 < mc; i0 += MR) {
@@ -173,14 +178,5 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
     }
   }
 }
-
-}  // namespace aakaar::cpu::gemm_ladder
-
-namespace aakaar::cpu::gemm_ladder {
-
-// The fastest micro-kernel this CPU can run: AVX2/FMA when present, else the
-// portable one (both use the tile of Tile<T>, so packing is shared).
-template <typename T>
-MicroKernel<T> best_microkernel();
 
 }  // namespace aakaar::cpu::gemm_ladder
