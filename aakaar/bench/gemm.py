@@ -50,21 +50,21 @@ def set_threads(n: int) -> None:
 
 
 def machine_info() -> dict:
-    # Alternate the two probes. A probe that another process preempts reads
-    # low, so the clock is the highest reading that is not an outlier, and the
-    # FMA width comes from the median ratio of readings taken side by side.
+    # Alternate the two probes, spread over about a second. Other work only
+    # ever lowers a reading: preemption lowers the clock probe, a busy SMT
+    # sibling on the host halves the FMA probe. So take the highest clock
+    # reading that is not an outlier and the highest FMA reading.
     clocks, fmas = [], []
     for _ in range(9):
         clocks.append(_C.gemm.clock_ghz())
         fmas.append(_C.gemm.fma_peak_gflops())
-    clocks, fmas = np.array(clocks), np.array(fmas)
+        time.sleep(0.1)
+    clocks = np.array(clocks)
     med = float(np.median(clocks))
     clock = float(clocks[clocks <= 1.15 * med].max()) if med > 0 else 0.0
-    fma = float(fmas.max())
-    lanes = None
-    if fma > 0 and clock > 0:
-        lanes = 2 ** round(math.log2(float(np.median(fmas / (2 * np.maximum(clocks, 1e-9))))))
-    busy = med > 0 and float(clocks.min()) < 0.9 * clock
+    fma = max(fmas)
+    lanes = 2 ** round(math.log2(fma / (2 * clock))) if fma > 0 and clock > 0 else None
+    busy = med > 0 and (float(clocks.min()) < 0.9 * clock or min(fmas) < 0.9 * fma)
     info = {
         "cpu": platform.processor() or platform.machine(),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
@@ -202,6 +202,8 @@ def print_result(res: dict) -> None:
               f"{r['vs_numpy']:>9.2f}{vt:>9}")
     for name, note in res["notes"].items():
         print(f"  {name:<22}{note}")
+    if peak and max(r["gflops"] for r in res["results"]) > peak:
+        print("  (a rate above the peak: the probes were disturbed, the peak is underestimated)")
 
 
 def main(argv=None) -> dict:
@@ -228,7 +230,7 @@ def main(argv=None) -> dict:
           f"(measured), one core's AVX2 FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
           f"= {info['fp32_fma_lanes_per_cycle']} float32 lanes x 2 flops per cycle")
     if info["probes_disagree"]:
-        print("  (the clock probes disagree by over 10%: the machine is busy, the peak is uncertain)")
+        print("  (probe readings vary by over 10%: the machine is busy, the peak is uncertain)")
     print(f"numpy {np.__version__} BLAS: {info['numpy_blas']}")
     if info["env"]:
         print(f"environment: {info['env']} (OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE change numpy's kernel)")
