@@ -53,18 +53,18 @@ def machine_info() -> dict:
     # Alternate the two probes, spread over about a second. Other work only
     # ever lowers a reading: preemption lowers the clock probe, a busy SMT
     # sibling on the host halves the FMA probe. So take the highest clock
-    # reading that is not an outlier and the highest FMA reading.
+    # reading that a second reading confirms (within 3%: a lone high reading is
+    # a glitch of the timer) and the highest FMA reading.
     clocks, fmas = [], []
     for _ in range(9):
         clocks.append(_C.gemm.clock_ghz())
         fmas.append(_C.gemm.fma_peak_gflops())
         time.sleep(0.1)
-    clocks = np.array(clocks)
-    med = float(np.median(clocks))
-    clock = float(clocks[clocks <= 1.15 * med].max()) if med > 0 else 0.0
+    clocks = sorted(clocks, reverse=True)
+    clock = next((c for c, d in zip(clocks, clocks[1:]) if d >= 0.97 * c), clocks[-1])
     fma = max(fmas)
     lanes = 2 ** round(math.log2(fma / (2 * clock))) if fma > 0 and clock > 0 else None
-    busy = med > 0 and (float(clocks.min()) < 0.9 * clock or min(fmas) < 0.9 * fma)
+    busy = min(clocks) < 0.9 * clock or min(fmas) < 0.9 * fma
     info = {
         "cpu": platform.processor() or platform.machine(),
         "cores": len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count(),
