@@ -41,6 +41,7 @@ void* packing_buffer(int slot, size_t bytes);
 template <typename T>
 MicroKernel<T> best_microkernel();
 
+// [[book:gemm_pack_a]]
 template <typename T, int MR>
 void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* out) {
   for (int64_t i0 = 0; i0 < mc; i0 += MR) {
@@ -59,6 +60,7 @@ void pack_a(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* out) 
     out += MR * kc;
   }
 }
+// [[/book:gemm_pack_a]]
 
 template <typename T, int NR>
 void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out) {
@@ -155,6 +157,7 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
   T* abuf = static_cast<T*>(packing_buffer(0, sizeof(T) * mc_max * kc_max));
   T* bbuf = static_cast<T*>(packing_buffer(1, sizeof(T) * nc_max * kc_max));
 
+  // [[book:gemm_five_loops]]
   for (int64_t jc = 0; jc < g.N; jc += blk.nc) {
     const int64_t nc = std::min(blk.nc, g.N - jc);
     for (int64_t pc = 0; pc < g.K; pc += blk.kc) {
@@ -177,6 +180,7 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
       }
     }
   }
+  // [[/book:gemm_five_loops]]
 }
 
 }  // namespace aakaar::cpu::gemm_ladder

@@ -6,6 +6,7 @@
 
 namespace aakaar::cpu::gemm_ladder {
 
+// [[book:gemm_v0]]
 template <typename T>
 void v0_naive(const GemmArgs<T>& g) {
   for (int64_t i = 0; i < g.M; ++i) {
@@ -19,6 +20,7 @@ void v0_naive(const GemmArgs<T>& g) {
   }
   apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
+// [[/book:gemm_v0]]
 
 AAKAAR_GEMM_INSTANTIATE(v0_naive)
 

@@ -6,6 +6,7 @@
 
 namespace aakaar::cpu::gemm_ladder {
 
+// [[book:gemm_v1]]
 template <typename T>
 void v1_loop_order(const GemmArgs<T>& g) {
   scale_c(g.M, g.N, g.beta, g.C, g.rs_c, g.cs_c);
@@ -26,6 +27,7 @@ void v1_loop_order(const GemmArgs<T>& g) {
   }
   apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
+// [[/book:gemm_v1]]
 
 AAKAAR_GEMM_INSTANTIATE(v1_loop_order)
 

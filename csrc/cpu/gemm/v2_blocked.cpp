@@ -13,6 +13,7 @@ namespace {
 constexpr int64_t kMB = 64, kKB = 128, kNB = 128;
 }
 
+// [[book:gemm_v2]]
 template <typename T>
 void v2_blocked(const GemmArgs<T>& g) {
   scale_c(g.M, g.N, g.beta, g.C, g.rs_c, g.cs_c);
@@ -41,6 +42,7 @@ void v2_blocked(const GemmArgs<T>& g) {
   }
   apply_epilogue(g, 0, 0, g.M, g.N, g.C);
 }
+// [[/book:gemm_v2]]
 
 AAKAAR_GEMM_INSTANTIATE(v2_blocked)
 

@@ -34,6 +34,7 @@ void* packing_buffer(int slot, size_t bytes) {
   return buf.ptr;
 }
 
+// [[book:gemm_ukernel_portable]]
 // The tile is computed in column slices of 8 (float) / 4 (double) values so
 // that a 6-row slice of accumulators fits the 16 registers of plain SSE2:
 // with the whole 6 x 16 tile live, the compiler would keep it in memory and
@@ -59,6 +60,7 @@ void ukernel_portable(int64_t kc, const T* a, const T* b, T* c, int64_t rs_c, T 
       }
   }
 }
+// [[/book:gemm_ukernel_portable]]
 
 template void ukernel_portable<float>(int64_t, const float*, const float*, float*, int64_t, float,
                                       float);

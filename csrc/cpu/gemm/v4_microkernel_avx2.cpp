@@ -47,6 +47,7 @@ void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c,
   __m256 c30 = _mm256_setzero_ps(), c31 = _mm256_setzero_ps();
   __m256 c40 = _mm256_setzero_ps(), c41 = _mm256_setzero_ps();
   __m256 c50 = _mm256_setzero_ps(), c51 = _mm256_setzero_ps();
+  // [[book:gemm_ukernel_avx2_loop]]
 #pragma GCC unroll 4
   for (int64_t k = 0; k < kc; ++k) {
     const __m256 b0 = _mm256_loadu_ps(b), b1 = _mm256_loadu_ps(b + 8);
@@ -60,6 +61,7 @@ void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c,
     a += 6;
     b += 16;
   }
+  // [[/book:gemm_ukernel_avx2_loop]]
   const __m256 va = _mm256_set1_ps(alpha), vb = _mm256_set1_ps(beta);
   const bool read_c = beta != 0.0f;
   store_f32(c + 0 * rs_c, c00, va, vb, read_c); store_f32(c + 0 * rs_c + 8, c01, va, vb, read_c);

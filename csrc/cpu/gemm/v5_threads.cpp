@@ -29,6 +29,7 @@ void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
     packed_gemm<T, MR, NR>(g, ukr, blk);
     return;
   }
+  // [[book:gemm_v5_split]]
   // Work is cut in whole register tiles, so no tile is shared by two threads.
   const int64_t n_tiles = (g.N + NR - 1) / NR, m_tiles = (g.M + MR - 1) / MR;
   bool cut_n = g.M <= g.N ? n_tiles >= parts : m_tiles < parts;
@@ -54,6 +55,7 @@ void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
       if (s.M > 0 && s.N > 0) packed_gemm<T, MR, NR>(s, ukr, blk);
     }
   });
+  // [[/book:gemm_v5_split]]
 }
 
 AAKAAR_GEMM_INSTANTIATE_BLK(v5_threads)
