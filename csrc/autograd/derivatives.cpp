@@ -25,6 +25,7 @@ TensorPtr cmp(BinaryOp op, const TensorPtr& a, double s) { return ops::binary_sc
 
 }  // namespace
 
+// [[book:sum_to]]
 TensorPtr sum_to(const TensorPtr& g, const Shape& shape) {
   if (g->shape == shape) return g;
   const int64_t lead = g->ndim() - static_cast<int64_t>(shape.size());
@@ -34,11 +35,13 @@ TensorPtr sum_to(const TensorPtr& g, const Shape& shape) {
   TensorPtr s = dims.empty() ? g : ops::sum(g, dims, true, std::nullopt);
   return ops::reshape(s, shape);
 }
+// [[/book:sum_to]]
 
 // ---- elementwise ----------------------------------------------------------------
 
 void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
   switch (op) {
+    // [[book:binary_add_mul]]
     case BinaryOp::Add:
       return record("AddBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs&) {
         return TensorList{g[0], g[0]};
@@ -51,6 +54,7 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       return record("MulBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
         return TensorList{n[0] ? mul(g[0], s[1]) : nullptr, n[1] ? mul(g[0], s[0]) : nullptr};
       });
+    // [[/book:binary_add_mul]]
     case BinaryOp::Div:
       return record("DivBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorPtr ga = div(g[0], s[1]);
@@ -217,6 +221,7 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
         TensorPtr elsewhere = div(y, ops::where(is_zero, one, x));
         return TensorList{mul(g[0], ops::where(is_zero, at_zero, elsewhere))};
       });
+    // [[book:amax_backward]]
     case ReduceOp::Max:
     case ReduceOp::Min:
       return record(op == ReduceOp::Max ? "AmaxBackward" : "AminBackward", {in}, out, {in, out},
@@ -230,11 +235,13 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
                                                      : ops::sum(mask, dims, true, std::nullopt);
                       return TensorList{div(mul(g[0], mask), count)};
                     });
+    // [[/book:amax_backward]]
     default:
       return;
   }
 }
 
+// [[book:max_dim_backward]]
 void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const TensorPtr& in, int64_t dim) {
   const Shape in_shape = in->shape;
   // The gradient goes to the selected index only (ties: the first one, the one reported).
@@ -243,6 +250,7 @@ void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const Ten
     return TensorList{ops::scatter(z, dim, s[0], g[0], false)};
   });
 }
+// [[/book:max_dim_backward]]
 
 void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool log) {
   if (log)
@@ -250,11 +258,13 @@ void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool
       TensorPtr p = grad_enabled() ? ops::softmax(s[0], dim, false) : ops::unary(UnaryOp::Exp, s[1]);
       return TensorList{sub(g[0], mul(p, ops::sum(g[0], ops::DimList{dim}, true, std::nullopt)))};
     });
+  // [[book:softmax_backward]]
   record("SoftmaxBackward", {in}, out, {in, out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
     TensorPtr y = grad_enabled() ? ops::softmax(s[0], dim, false) : s[1];
     TensorPtr dot = ops::sum(mul(g[0], y), ops::DimList{dim}, true, std::nullopt);
     return TensorList{mul(y, sub(g[0], dot))};
   });
+  // [[/book:softmax_backward]]
 }
 
 void record_cumsum(const TensorPtr& out, const TensorPtr& in, int64_t dim) {
@@ -265,12 +275,14 @@ void record_cumsum(const TensorPtr& out, const TensorPtr& in, int64_t dim) {
   });
 }
 
+// [[book:bmm_backward]]
 void record_bmm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
   record("BmmBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
     return TensorList{n[0] ? ops::bmm(g[0], ops::transpose(s[1], 1, 2)) : nullptr,
                       n[1] ? ops::bmm(ops::transpose(s[0], 1, 2), g[0]) : nullptr};
   });
 }
+// [[/book:bmm_backward]]
 
 void record_cast(const TensorPtr& out, const TensorPtr& in) {
   const DType dt = in->dtype;
@@ -306,6 +318,7 @@ void record_scatter(const TensorPtr& out, const TensorPtr& self, int64_t dim, co
          });
 }
 
+// [[book:index_backward]]
 void record_index(const TensorPtr& out, const TensorPtr& in, const std::vector<TensorPtr>& indices) {
   const Shape in_shape = in->shape;
   record("IndexBackward", {in}, out, {}, [in_shape, indices](const TensorList& g, const TensorList&, const Needs&) {
@@ -313,6 +326,7 @@ void record_index(const TensorPtr& out, const TensorPtr& in, const std::vector<T
     return TensorList{ops::index_put(z, indices, g[0], true)};
   });
 }
+// [[/book:index_backward]]
 
 void record_index_put(const TensorPtr& out, const TensorPtr& self, const std::vector<TensorPtr>& indices,
                       const TensorPtr& values, bool accumulate) {
@@ -343,6 +357,7 @@ void mark_view(const TensorPtr& out) { meta(out).is_view_of_grad_tensor = true; 
 // Writes g into `reapply(zeros(shape))`: the inverse of a slicing view. It is a
 // recorded op of its own (its backward is the view again), so double
 // backward works through views.
+// [[book:view_scatter]]
 TensorPtr view_scatter(const TensorPtr& g, const Shape& shape, std::function<TensorPtr(const TensorPtr&)> reapply) {
   TensorPtr gi = ops::full(shape, Scalar::from_int(0), g->dtype, g->device());
   {
@@ -356,6 +371,7 @@ TensorPtr view_scatter(const TensorPtr& g, const Shape& shape, std::function<Ten
     });
   return gi;
 }
+// [[/book:view_scatter]]
 }  // namespace
 
 void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,

@@ -25,6 +25,7 @@ void set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
 
 Node::Node() : sequence_nr(g_next_sequence_nr++) {}
 
+// [[book:saved_tensor_unpack]]
 TensorPtr SavedTensor::unpack(const char* node_name) const {
   if (!saved_) return nullptr;
   AK_CHECK(tensor_ != nullptr, RuntimeError,
@@ -37,6 +38,7 @@ TensorPtr SavedTensor::unpack(const char* node_name) const {
            " instead. It was saved by ", node_name, ".");
   return tensor_;
 }
+// [[/book:saved_tensor_unpack]]
 
 bool requires_grad(const TensorPtr& t) { return t && t->autograd && t->autograd->requires_grad; }
 
@@ -68,6 +70,7 @@ Edge gradient_edge(const TensorPtr& t) {
   return Edge{acc, 0};
 }
 
+// [[book:accumulate_grad]]
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   TensorPtr g = std::move(grads[0]);
   if (!g) return {};
@@ -90,6 +93,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   }
   return {};
 }
+// [[/book:accumulate_grad]]
 
 bool should_record(const std::vector<TensorPtr>& inputs) {
   if (!grad_enabled()) return false;
@@ -102,6 +106,7 @@ TensorPtr detach(const TensorPtr& t) {
   return std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, t->dtype);
 }
 
+// [[book:record]]
 void record(const char* name, const TensorList& inputs, const TensorList& outputs, const TensorList& to_save,
             Formula formula) {
   auto node = std::make_shared<FunctionNode>();
@@ -129,6 +134,7 @@ void record(const char* name, const TensorList& inputs, const TensorList& output
     m.output_nr = static_cast<uint32_t>(i);
   }
 }
+// [[/book:record]]
 
 TensorList FunctionNode::apply(TensorList&& grads) {
   AK_CHECK(!released && formula, RuntimeError,
@@ -180,6 +186,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   const bool capture_mode = !inputs.empty();
   TensorList captured(inputs.size());
 
+  // [[book:dependency_count]]
   // Count, for every node reachable from the roots, how many edges lead into it.
   std::unordered_map<Node*, int> deps;
   std::unordered_map<Node*, std::shared_ptr<Node>> keep;  // nodes alive while we run
@@ -201,6 +208,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       }
     }
   }
+  // [[/book:dependency_count]]
 
   GradModeGuard mode(create_graph);
   std::unordered_map<Node*, TensorList> buffers;
@@ -211,6 +219,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
   };
   for (auto& s : starts) add_to_buffer(s.first.fn.get(), s.first.input_nr, s.second);
 
+  // [[book:engine_loop]]
   auto later_first = [](Node* a, Node* b) { return a->sequence_nr < b->sequence_nr; };
   std::priority_queue<Node*, std::vector<Node*>, decltype(later_first)> ready(later_first);
   for (auto& kv : keep)
@@ -247,6 +256,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
+  // [[/book:engine_loop]]
   if (capture_mode && !allow_unused)
     for (size_t i = 0; i < captured.size(); ++i)
       AK_CHECK(captured[i] != nullptr, RuntimeError, "autograd.grad: input ", i,

@@ -16,12 +16,14 @@ namespace aakaar::autograd {
 
 struct Node;
 
+// [[book:edge]]
 // "The gradient for input `input_nr` of node `fn`."
 struct Edge {
   std::shared_ptr<Node> fn;
   uint32_t input_nr = 0;
   bool valid() const { return fn != nullptr; }
 };
+// [[/book:edge]]
 
 using TensorList = std::vector<TensorPtr>;  // null entries mean "no gradient" (zero)
 using GradHook = std::function<TensorPtr(const TensorPtr&)>;
@@ -43,6 +45,7 @@ class SavedTensor {
   bool saved_ = false;
 };
 
+// [[book:node]]
 struct Node {
   std::vector<Edge> next_edges;   // one per input of the forward op
   uint32_t num_outputs = 1;       // gradients this node receives
@@ -57,6 +60,7 @@ struct Node {
   virtual TensorList apply(TensorList&& grads) = 0;
   virtual void release_saved() {}
 };
+// [[/book:node]]
 
 // The per-tensor autograd state (Tensor::autograd). Absent (null) on tensors
 // that neither require grad nor came out of a recorded op.
