@@ -1,0 +1,15 @@
+"""Neural-network building blocks: ``Module``, ``Parameter``, containers, layers,
+``nn.functional`` and ``nn.init`` — the same names and behaviour as ``torch.nn``.
+
+Chapter 13 of the book builds this package; every layer composes tensor ops
+of the compiled core, so the C++ autograd engine differentiates it.
+"""
+
+from . import functional, init  # noqa: F401
+from .containers import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .layers import (  # noqa: F401
+    ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
+    LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
+)
+from .module import Module  # noqa: F401
+from .parameter import Parameter  # noqa: F401

@@ -1,0 +1,250 @@
+"""Stateless layer functions: ``F.linear(x, w, b)`` is what ``nn.Linear`` calls.
+
+Every function here composes tensor ops of the compiled core, so the C++
+autograd engine differentiates it with no extra code. Where a naive
+composition would misbehave (an overflowing branch of ``where``, a gradient
+flowing into a padding row) the comment says how it is avoided.
+
+Losses are the minimal versions the layer tests and the MLP benchmark need;
+the full loss chapter (fused kernels, every reduction and option) comes later.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .. import _C
+from .._C import Tensor
+from ..autograd import no_grad
+
+__all__ = [
+    "linear", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
+    "dropout", "layer_norm", "batch_norm", "embedding", "cross_entropy", "nll_loss", "mse_loss",
+]
+
+
+def _check_tensor(x: object, fn: str, name: str = "input") -> None:
+    if not isinstance(x, Tensor):
+        raise TypeError(f"{fn}(): {name} must be an aakaar.Tensor, got {type(x).__name__}")
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias`` with weight of shape (out_features, in_features)."""
+    _check_tensor(input, "linear")
+    if weight.ndim != 2:
+        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features), got shape {tuple(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"linear(): input shape {tuple(input.shape)} does not end in in_features={weight.shape[1]} "
+            f"(weight shape {tuple(weight.shape)})"
+        )
+    # weight.T is a strided view; matmul reads it without a copy (the GEMM packs panels anyway).
+    out = input.matmul(weight.T)
+    return out if bias is None else out + bias
+
+
+def relu(input: Tensor) -> Tensor:
+    """max(x, 0)."""
+    return input.relu()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    """x for x > 0, else ``negative_slope * x`` (the gradient at 0 is the slope, as in PyTorch)."""
+    return _C.where(input > 0, input, input * negative_slope)
+
+
+def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+    """x for x > 0, else ``alpha * (exp(x) - 1)``."""
+    # expm1 sees only the non-positive part: for large x, exp(x) would be inf in the branch
+    # `where` discards, and its backward would turn 0 * inf into NaN.
+    return _C.where(input > 0, input, input.clamp(max=0.0).expm1() * alpha)
+
+
+def gelu(input: Tensor, approximate: str = "none") -> Tensor:
+    """x * Phi(x) (``approximate='tanh'`` for the tanh formula)."""
+    return input.gelu(approximate)
+
+
+def silu(input: Tensor) -> Tensor:
+    """x * sigmoid(x)."""
+    return input.silu()
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return input.sigmoid()
+
+
+def tanh(input: Tensor) -> Tensor:
+    return input.tanh()
+
+
+def softmax(input: Tensor, dim: int) -> Tensor:
+    return input.softmax(dim)
+
+
+def log_softmax(input: Tensor, dim: int) -> Tensor:
+    return input.log_softmax(dim)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, generator: _C.Generator | None = None) -> Tensor:
+    """Zeroes each element with probability ``p`` and scales the rest by 1/(1-p) (inverted dropout),
+    so evaluation needs no rescaling."""
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = _C.full(tuple(input.shape), 1.0 - p, dtype=input.dtype)
+    mask = _C.bernoulli(keep, generator=generator) if generator is not None else _C.bernoulli(keep)
+    return input * (mask * (1.0 / (1.0 - p)))
+
+
+def _normalized_dims(input: Tensor, normalized_shape: Sequence[int]) -> list[int]:
+    n = len(normalized_shape)
+    if n == 0 or input.ndim < n or tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
+        raise ValueError(
+            f"layer_norm(): input shape {tuple(input.shape)} does not end in normalized_shape {tuple(normalized_shape)}"
+        )
+    return list(range(input.ndim - n, input.ndim))
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises over the last ``len(normalized_shape)`` dims with the biased variance."""
+    _check_tensor(input, "layer_norm")
+    if isinstance(normalized_shape, int):
+        normalized_shape = (normalized_shape,)
+    dims = _normalized_dims(input, normalized_shape)
+    mean = input.mean(dims, keepdim=True)
+    centered = input - mean
+    var = (centered * centered).mean(dims, keepdim=True)
+    out = centered * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight
+    if bias is not None:
+        out = out + bias
+    return out
+
+
+def batch_norm(
+    input: Tensor,
+    running_mean: Tensor | None,
+    running_var: Tensor | None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalises each channel (dim 1) of an (N, C) or (N, C, L) input.
+
+    In training the batch statistics are used and, when running buffers are
+    given, they are updated in place: ``running = (1 - momentum) * running +
+    momentum * batch_stat`` with the *unbiased* batch variance (as PyTorch).
+    In evaluation the running statistics are used.
+    """
+    _check_tensor(input, "batch_norm")
+    if input.ndim not in (2, 3):
+        raise ValueError(f"batch_norm(): expected a 2-d or 3-d input (N, C[, L]), got shape {tuple(input.shape)}")
+    channels = input.shape[1]
+    stat_shape = (1, channels) + (1,) * (input.ndim - 2)
+    dims = [0] + list(range(2, input.ndim))
+    if training:
+        count = input.numel() // channels
+        if count <= 1:
+            raise ValueError(
+                f"batch_norm(): expected more than 1 value per channel when training, got input shape {tuple(input.shape)}"
+            )
+        mean = input.mean(dims, keepdim=True)
+        centered = input - mean
+        var = (centered * centered).mean(dims, keepdim=True)
+        if running_mean is not None and running_var is not None:
+            with no_grad():
+                unbiased = var.detach().reshape(channels) * (count / (count - 1))
+                running_mean.mul_(1.0 - momentum).add_(mean.detach().reshape(channels) * momentum)
+                running_var.mul_(1.0 - momentum).add_(unbiased * momentum)
+    else:
+        if running_mean is None or running_var is None:
+            raise ValueError("batch_norm(): running_mean and running_var are needed when training=False")
+        mean = running_mean.reshape(stat_shape)
+        var = running_var.reshape(stat_shape)
+        centered = input - mean
+    out = centered * (var + eps).rsqrt()
+    if weight is not None:
+        out = out * weight.reshape(stat_shape)
+    if bias is not None:
+        out = out + bias.reshape(stat_shape)
+    return out
+
+
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+    """Rows of ``weight`` picked by the int64 indices in ``input``: output shape ``input.shape + (dim,)``.
+
+    The backward is index_select's: a scatter-add of the output gradient into
+    the used rows. Positions equal to ``padding_idx`` get the row's value but
+    send it no gradient.
+    """
+    _check_tensor(input, "embedding")
+    if input.dtype != _C.dtype.int64:
+        raise TypeError(f"embedding(): indices must be int64, got {input.dtype}")
+    num = weight.shape[0]
+    flat = input.reshape(-1)
+    if flat.numel() and (int(flat.amin().item()) < 0 or int(flat.amax().item()) >= num):
+        raise IndexError(
+            f"embedding(): index out of range: indices span [{int(flat.amin().item())}, {int(flat.amax().item())}] "
+            f"but the table has {num} rows"
+        )
+    rows = weight.index_select(0, flat)
+    if padding_idx is not None:
+        keep = (flat != padding_idx).unsqueeze(1)
+        rows = _C.where(keep, rows, rows.detach())
+    return rows.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    if reduction == "none":
+        return loss
+    raise ValueError(f"{fn}(): reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+
+
+def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Negative log-likelihood of class ``target`` (int64, shape (N,)) under log-probabilities (N, C)."""
+    _check_tensor(input, "nll_loss")
+    _check_tensor(target, "nll_loss", "target")
+    if input.ndim != 2:
+        raise ValueError(f"nll_loss(): input must be (N, C), got shape {tuple(input.shape)}")
+    if target.dtype != _C.dtype.int64:
+        raise TypeError(f"nll_loss(): target must be int64 class indices, got {target.dtype}")
+    if tuple(target.shape) != (input.shape[0],):
+        raise ValueError(f"nll_loss(): target shape {tuple(target.shape)} does not match input batch size {input.shape[0]}")
+    picked = input.gather(1, target.unsqueeze(1)).squeeze(1)
+    return _reduce(-picked, reduction, "nll_loss")
+
+
+def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Softmax cross-entropy of logits (N, C) against int64 class indices (N,)."""
+    _check_tensor(input, "cross_entropy")
+    if input.ndim != 2:
+        raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape {tuple(input.shape)}")
+    return nll_loss(input.log_softmax(1), target, reduction)
+
+
+def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
+    """Mean squared error (shapes must match exactly; no silent broadcasting)."""
+    _check_tensor(input, "mse_loss")
+    _check_tensor(target, "mse_loss", "target")
+    if tuple(input.shape) != tuple(target.shape):
+        raise ValueError(f"mse_loss(): input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ")
+    diff = input - target
+    return _reduce(diff * diff, reduction, "mse_loss")
+

@@ -1,0 +1,397 @@
+"""``Module``: the base class of every layer and model.
+
+A module owns three ordered dicts, filled automatically by ``__setattr__``:
+
+* ``_parameters``: :class:`Parameter` attributes (what an optimizer updates),
+* ``_buffers``: tensors registered with ``register_buffer`` (state that is
+  saved but not learned, e.g. BatchNorm's running statistics),
+* ``_modules``: sub-modules, so ``named_parameters()`` can walk the tree.
+
+Writing ``self.fc = Linear(3, 4)`` is all a model author does; the walk order
+is registration order, self before children, like PyTorch, so state_dict keys
+(``fc.weight``, ``fc.bias``) and parameter lists line up between the two.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from typing import Any, Callable, Iterator
+
+from .. import _C
+from .._C import Tensor
+from ..autograd import no_grad
+from .parameter import Parameter
+
+__all__ = ["Module"]
+
+IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+def _check_name(name: object, kind: str) -> None:
+    if not isinstance(name, str):
+        raise TypeError(f"{kind} name must be a string, got {type(name).__name__}")
+    if name == "" or "." in name:
+        raise KeyError(f"{kind} name can't be empty or contain '.', got {name!r}")
+
+
+def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """(dtype, device) from ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)``."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"Module.to() got unexpected keyword arguments {sorted(kwargs)}")
+    for a in args:
+        if isinstance(a, _C.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, (str, _C.device)):
+            device = a
+        else:
+            raise TypeError(f"Module.to() expects a dtype, a device or a tensor, got {type(a).__name__}")
+    if dtype is not None and not dtype.is_floating_point:
+        raise TypeError(f"Module.to() only accepts floating-point dtypes, got {dtype}")
+    if device is not None:
+        kind = str(device).split(":")[0]
+        if kind != "cpu":
+            raise ValueError(f"Module.to(): device {str(device)!r} is not supported yet; modules live on 'cpu' only")
+    return dtype, device
+
+
+class Module:
+    """Base class for all layers and models. Subclasses call ``super().__init__()`` first,
+    assign parameters and sub-modules as attributes, and define ``forward``."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        # object.__setattr__ because our own __setattr__ needs these dicts to exist.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.forward(*args, **kwargs)
+
+    # ---- registration ---------------------------------------------------------------------
+
+    def _registry(self, attr: str) -> OrderedDict:
+        d = self.__dict__.get(attr)
+        if d is None:
+            raise AttributeError(f"cannot assign to {type(self).__name__} before Module.__init__() call")
+        return d
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Adds a parameter (or a None placeholder, e.g. ``bias=False``) under ``name``."""
+        params = self._registry("_parameters")
+        _check_name(name, "parameter")
+        if hasattr(self, name) and name not in params:
+            raise KeyError(f"attribute {name!r} already exists")
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign {type(param).__name__} object to parameter {name!r} (aakaar.nn.Parameter or None required)"
+            )
+        params[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Adds a tensor that is module state but not a parameter; persistent ones go in state_dict."""
+        buffers = self._registry("_buffers")
+        _check_name(name, "buffer")
+        if hasattr(self, name) and name not in buffers:
+            raise KeyError(f"attribute {name!r} already exists")
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign {type(tensor).__name__} object to buffer {name!r} (aakaar.Tensor or None required)")
+        buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers.discard(name)
+        else:
+            self._non_persistent_buffers.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Adds a child module under ``name``."""
+        modules = self._registry("_modules")
+        _check_name(name, "module")
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        if hasattr(self, name) and name not in modules:
+            raise KeyError(f"attribute {name!r} already exists")
+        modules[name] = module
+
+    register_module = add_module
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        params = self.__dict__.get("_parameters")
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            self._forget(name)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} as parameter {name!r} (aakaar.nn.Parameter or None expected)"
+                )
+            params[name] = None
+        elif isinstance(value, Module):
+            if params is None:
+                raise AttributeError("cannot assign a module before Module.__init__() call")
+            self._forget(name)
+            self._modules[name] = value
+        elif params is not None and name in self._modules:
+            if value is not None:
+                raise TypeError(f"cannot assign {type(value).__name__} as child module {name!r} (Module or None expected)")
+            self._modules[name] = None
+        elif params is not None and name in self._buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign {type(value).__name__} as buffer {name!r} (aakaar.Tensor or None expected)")
+            self._buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _forget(self, name: str) -> None:
+        """Removes ``name`` from every registry (an attribute changes kind)."""
+        self.__dict__.pop(name, None)
+        for reg in ("_parameters", "_buffers", "_modules"):
+            self.__dict__[reg].pop(name, None)
+        self._non_persistent_buffers.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only called when normal lookup fails, i.e. for registered entries.
+        d = self.__dict__
+        for reg in ("_parameters", "_buffers", "_modules"):
+            if reg in d and name in d[reg]:
+                return d[reg][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for reg in ("_parameters", "_buffers", "_modules"):
+            if name in self.__dict__.get(reg, {}):
+                del self.__dict__[reg][name]
+                self._non_persistent_buffers.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self) -> list[str]:
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+    # ---- walking the tree ------------------------------------------------------------------
+
+    def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
+        """(qualified name, module) for this module and every descendant, depth first."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if id(self) in memo:
+                return
+            memo.add(id(self))
+        yield prefix, self
+        for name, child in self._modules.items():
+            if child is None:
+                continue
+            yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self) -> Iterator[Module]:
+        for _, m in self.named_modules():
+            yield m
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        seen = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        for _, c in self.named_children():
+            yield c
+
+    def _named_members(self, registry: str, prefix: str, recurse: bool, remove_duplicate: bool = True):
+        seen: set[int] = set()
+        mods = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        for mod_prefix, mod in mods:
+            for name, value in mod.__dict__[registry].items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield mod_prefix + ("." if mod_prefix else "") + name, value
+
+    def named_parameters(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Parameter]]:
+        """(qualified name, parameter) in registration order; a shared parameter appears once."""
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, p in self.named_parameters(recurse=recurse):
+            yield p
+
+    def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, b in self.named_buffers(recurse=recurse):
+            yield b
+
+    # ---- modes, gradients, conversion -----------------------------------------------------
+
+    def train(self, mode: bool = True) -> Module:
+        """Training mode (Dropout drops, BatchNorm uses batch statistics) for this module and its children."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"train(): mode must be a bool, got {type(mode).__name__}")
+        for m in self.modules():
+            object.__setattr__(m, "training", mode)
+        return self
+
+    def eval(self) -> Module:
+        """Evaluation mode: ``train(False)``."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Drops every parameter's ``.grad`` (or zeroes it in place with ``set_to_none=False``).
+
+        None is the default because it frees the memory and lets the next
+        backward *assign* the gradient instead of adding to a zero tensor.
+        """
+        for p in self.parameters():
+            if p.grad is None:
+                continue
+            if set_to_none:
+                p.grad = None
+            else:
+                with no_grad():
+                    p.grad.zero_()
+
+    def apply(self, fn: Callable[[Module], None]) -> Module:
+        """Calls ``fn`` on every child (recursively) and then on this module, e.g. for custom init."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def _apply(self, convert: Callable[[Tensor], Tensor]) -> Module:
+        """Replaces every parameter and buffer by ``convert(tensor)`` (a new Parameter for parameters)."""
+        for m in self.modules():
+            for name, p in m._parameters.items():
+                if p is None:
+                    continue
+                new = convert(p.detach())
+                if new is not p:
+                    m._parameters[name] = Parameter(new, requires_grad=p.requires_grad)
+            for name, b in m._buffers.items():
+                if b is not None:
+                    m._buffers[name] = convert(b)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Converts floating-point parameters and buffers to a dtype (device: 'cpu' only for now).
+
+        Converted parameters are new Parameter objects, so build optimizers after ``to()``.
+        """
+        dtype, _ = _parse_to(args, dict(kwargs))
+        if dtype is None:
+            return self
+
+        def convert(t: Tensor) -> Tensor:
+            return t.to(dtype) if t.dtype.is_floating_point and t.dtype != dtype else t
+
+        with no_grad():
+            return self._apply(convert)
+
+    def float(self) -> Module:
+        return self.to(_C.dtype.float32)
+
+    def double(self) -> Module:
+        return self.to(_C.dtype.float64)
+
+    def cpu(self) -> Module:
+        return self
+
+    # ---- state_dict ---------------------------------------------------------------------------
+
+    def state_dict(self, destination: OrderedDict | None = None, prefix: str = "", keep_vars: bool = False) -> OrderedDict:
+        """Parameters and persistent buffers by qualified name. Values are detached aliases
+        (not copies): save them, or clone them to keep a snapshot."""
+        out = OrderedDict() if destination is None else destination
+        for mod_prefix, mod in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
+            dot = mod_prefix + ("." if mod_prefix else "")
+            for name, p in mod._parameters.items():
+                if p is not None:
+                    out[dot + name] = p if keep_vars else p.detach()
+            for name, b in mod._buffers.items():
+                if b is not None and name not in mod._non_persistent_buffers:
+                    out[dot + name] = b if keep_vars else b.detach()
+        return out
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True) -> IncompatibleKeys:
+        """Copies tensors from ``state_dict`` into this module's parameters and buffers.
+
+        Everything is checked first; if anything is wrong (a missing or
+        unexpected key with ``strict=True``, a shape mismatch, a non-tensor
+        value) a RuntimeError lists every problem and *nothing* is copied.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"load_state_dict() expects a dict, got {type(state_dict).__name__}")
+        own = self.state_dict(keep_vars=True)
+        missing = [k for k in own if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own]
+        errors = []
+        if strict and unexpected:
+            errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
+        if strict and missing:
+            errors.append("Missing key(s) in state_dict: " + ", ".join(f'"{k}"' for k in missing) + ".")
+        staged = []
+        for key, target in own.items():
+            if key not in state_dict:
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected an aakaar.Tensor, got {type(value).__name__}.')
+                continue
+            if tuple(value.shape) != tuple(target.shape):
+                errors.append(
+                    f"size mismatch for {key}: copying a param with shape {tuple(value.shape)} from checkpoint, "
+                    f"the shape in current model is {tuple(target.shape)}."
+                )
+                continue
+            staged.append((target, value))
+        if errors:
+            raise RuntimeError(
+                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t" + "\n\t".join(errors)
+            )
+        with no_grad():
+            # Convert everything before writing anything, so a failed conversion cannot leave a half-loaded model.
+            converted = [(t, v if v.dtype == t.dtype else v.to(t.dtype)) for t, v in staged]
+            for target, value in converted:
+                target.copy_(value)
+        return IncompatibleKeys(missing, unexpected)
+
+    # ---- printing -----------------------------------------------------------------------------
+
+    def extra_repr(self) -> str:
+        """The text inside the parentheses of this module's repr line (override in layers)."""
+        return ""
+
+    def _get_name(self) -> str:
+        return type(self).__name__
+
+    def __repr__(self) -> str:
+        lines = []
+        extra = self.extra_repr()
+        if extra:
+            lines = extra.split("\n")
+        for name, child in self._modules.items():
+            child_repr = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {child_repr}")
+        head = self._get_name() + "("
+        if not lines:
+            return head + ")"
+        if len(lines) == 1 and not self._modules:
+            return head + lines[0] + ")"
+        return head + "\n  " + "\n  ".join(lines) + "\n)"

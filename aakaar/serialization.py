@@ -1,0 +1,286 @@
+"""``aakaar.save`` / ``aakaar.load``: tensors, state_dicts and plain data in one file.
+
+Loading never executes code: the file holds a JSON description and raw
+bytes, nothing else (no pickle). The format, version 1, all integers little-endian:
+
+    offset  size  field
+    0       8     magic  b"AAKAAR\\x00\\x01"  (the last byte is the format version)
+    8       8     header length H (uint64)
+    16      4     CRC-32 of the header bytes (uint32)
+    20      H     header: UTF-8 JSON (below)
+    20+H    pad   zero bytes up to a multiple of 64, so every tensor starts aligned
+    ...     D     data: each tensor's elements, row-major, little-endian, one after another
+
+The header is ``{"format": "aakaar", "version": 1, "data_nbytes": D,
+"data_crc32": c, "tensors": [...], "root": obj}``. Each tensor entry is
+``{"dtype": "float32", "shape": [2, 3], "offset": o, "nbytes": n,
+"requires_grad": false}`` with ``offset`` relative to the data section.
+``root`` encodes the saved object with a tag per node:
+
+    {"t": "tensor", "i": k}                      the k-th tensor entry
+    {"t": "dict", "ordered": b, "keys": [...], "values": [...]}   keys are encoded values (str or int)
+    {"t": "list", "items": [...]}  /  {"t": "tuple", "items": [...]}
+    {"t": "float", "v": "repr"}                  floats as repr strings: exact, and nan/inf survive
+    JSON null, true/false, integers and strings  themselves
+
+Views are saved as their own contiguous elements (storage sharing between
+saved tensors is not preserved). Writing goes to a temporary file in the same
+folder, is flushed and fsync'ed, then renamed over the target with
+``os.replace`` — a crash at any point leaves either the old file or the new
+one, never a mix. Loading reads and checks the whole file (sizes, both CRCs,
+dtypes, shapes) before it builds a single tensor.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import struct
+import tempfile
+import zlib
+from collections import OrderedDict
+from typing import Any, BinaryIO
+
+import numpy as np
+
+from . import _C
+from ._C import Tensor
+
+__all__ = ["save", "load", "SerializationError"]
+
+MAGIC = b"AAKAAR\x00\x01"
+VERSION = 1
+ALIGN = 64
+_PREFIX = struct.Struct("<8sQI")  # magic, header length, header CRC-32
+
+# Stored dtype name -> (aakaar dtype, little-endian numpy dtype).
+_DTYPES = {
+    "bool": (_C.dtype.bool, np.dtype("|b1")),
+    "uint8": (_C.dtype.uint8, np.dtype("|u1")),
+    "int64": (_C.dtype.int64, np.dtype("<i8")),
+    "float32": (_C.dtype.float32, np.dtype("<f4")),
+    "float64": (_C.dtype.float64, np.dtype("<f8")),
+}
+_NAME_OF = {ak: name for name, (ak, _) in _DTYPES.items()}
+
+
+class SerializationError(ValueError):
+    """A file that is not a valid aakaar save file (wrong magic, truncated, corrupt, unknown dtype)."""
+
+
+# ---- encoding ------------------------------------------------------------------------------
+
+
+def _encode(obj: Any, tensors: list[Tensor], path: str) -> Any:
+    """The JSON tree for ``obj``; tensors are appended to ``tensors`` and referenced by index."""
+    if isinstance(obj, Tensor):
+        if obj.device.type != "cpu":
+            obj = obj.cpu()
+        tensors.append(obj)
+        return {"t": "tensor", "i": len(tensors) - 1}
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, int):
+        return obj
+    if isinstance(obj, float):
+        return {"t": "float", "v": repr(obj)}
+    if isinstance(obj, dict):
+        keys, values = [], []
+        for k, v in obj.items():
+            if not isinstance(k, (str, int)) or isinstance(k, bool):
+                raise TypeError(f"aakaar.save: dict keys must be str or int, got {type(k).__name__} at {path}")
+            keys.append(k)
+            values.append(_encode(v, tensors, f"{path}[{k!r}]"))
+        return {"t": "dict", "ordered": isinstance(obj, OrderedDict), "keys": keys, "values": values}
+    if isinstance(obj, (list, tuple)):
+        items = [_encode(v, tensors, f"{path}[{i}]") for i, v in enumerate(obj)]
+        return {"t": "list" if isinstance(obj, list) else "tuple", "items": items}
+    raise TypeError(
+        f"aakaar.save: cannot save an object of type {type(obj).__name__} at {path}; "
+        "only tensors, dicts, lists, tuples, str, int, float, bool and None are supported"
+    )
+
+
+def _tensor_bytes(t: Tensor) -> bytes:
+    name = _NAME_OF.get(t.dtype)
+    if name is None:  # pragma: no cover - every aakaar dtype is in the table
+        raise TypeError(f"aakaar.save: unsupported dtype {t.dtype}")
+    arr = np.ascontiguousarray(t.detach().contiguous().numpy()).astype(_DTYPES[name][1], copy=False)
+    return arr.tobytes()
+
+
+def _write_tensor_bytes(f: BinaryIO, blob: bytes) -> None:
+    """One tensor's bytes (a separate function so tests can simulate a crash mid-write)."""
+    f.write(blob)
+
+
+def _serialize(obj: Any, f: BinaryIO) -> None:
+    tensors: list[Tensor] = []
+    root = _encode(obj, tensors, "obj")
+    blobs = [_tensor_bytes(t) for t in tensors]
+    entries, offset, crc = [], 0, 0
+    for t, blob in zip(tensors, blobs):
+        entries.append({
+            "dtype": _NAME_OF[t.dtype], "shape": list(t.shape), "offset": offset, "nbytes": len(blob),
+            "requires_grad": bool(t.requires_grad),
+        })
+        offset += len(blob)
+        crc = zlib.crc32(blob, crc)
+    header = {"format": "aakaar", "version": VERSION, "data_nbytes": offset, "data_crc32": crc,
+              "tensors": entries, "root": root}
+    hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    f.write(_PREFIX.pack(MAGIC, len(hbytes), zlib.crc32(hbytes)))
+    f.write(hbytes)
+    f.write(b"\x00" * (-(_PREFIX.size + len(hbytes)) % ALIGN))
+    for blob in blobs:
+        _write_tensor_bytes(f, blob)
+
+
+def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
+    """Saves ``obj`` (a tensor, a state_dict, nested dicts/lists/tuples of tensors and plain values)
+    to the path ``f`` atomically, or to an open binary file object."""
+    if hasattr(f, "write"):
+        _serialize(obj, f)  # a stream: the caller owns atomicity
+        return
+    path = os.fspath(f)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as out:
+            _serialize(obj, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable; not every filesystem lets a directory be fsync'ed
+        dfd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+# ---- decoding ------------------------------------------------------------------------------
+
+
+def _fail(where: str, msg: str) -> SerializationError:
+    return SerializationError(f"aakaar.load({where}): {msg}")
+
+
+def _parse(raw: bytes, where: str) -> tuple[dict, memoryview]:
+    """Checks the whole file and returns (header, data section)."""
+    if len(raw) < _PREFIX.size:
+        raise _fail(where, f"file is truncated: {len(raw)} bytes, shorter than the {_PREFIX.size}-byte preamble")
+    magic, hlen, hcrc = _PREFIX.unpack_from(raw, 0)
+    if magic[:7] != MAGIC[:7]:
+        raise _fail(where, f"not an aakaar save file (magic bytes {magic!r}, expected {MAGIC!r})")
+    if magic[7] != VERSION:
+        raise _fail(where, f"unsupported format version {magic[7]} (this aakaar reads version {VERSION})")
+    hstart = _PREFIX.size
+    if hstart + hlen > len(raw):
+        raise _fail(where, f"file is truncated: the header needs {hlen} bytes, only {len(raw) - hstart} remain")
+    hbytes = raw[hstart:hstart + hlen]
+    if zlib.crc32(hbytes) != hcrc:
+        raise _fail(where, "header is corrupt (CRC-32 mismatch)")
+    try:
+        header = json.loads(hbytes.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise _fail(where, f"header is not valid JSON: {e}") from None
+    if not isinstance(header, dict) or header.get("format") != "aakaar" or header.get("version") != VERSION:
+        raise _fail(where, "header does not describe an aakaar version-1 file")
+    dstart = hstart + hlen + (-(hstart + hlen) % ALIGN)
+    dlen = header.get("data_nbytes")
+    if not isinstance(dlen, int) or dlen < 0:
+        raise _fail(where, "header has no valid data_nbytes")
+    if dstart + dlen > len(raw):
+        raise _fail(where, f"file is truncated: {dstart + dlen} bytes expected, {len(raw)} found")
+    if dstart + dlen < len(raw):
+        raise _fail(where, f"file has {len(raw) - dstart - dlen} unexpected trailing bytes")
+    data = memoryview(raw)[dstart:dstart + dlen]
+    if zlib.crc32(data) != header.get("data_crc32"):
+        raise _fail(where, "tensor data is corrupt (CRC-32 mismatch)")
+    return header, data
+
+
+def _check_entry(e: Any, k: int, dlen: int, where: str) -> tuple[_C.dtype, np.dtype, tuple[int, ...]]:
+    if not isinstance(e, dict):
+        raise _fail(where, f"tensor entry {k} is not an object")
+    name = e.get("dtype")
+    if name not in _DTYPES:
+        raise _fail(where, f"tensor {k} has unknown dtype {name!r} (known: {', '.join(_DTYPES)})")
+    ak_dtype, np_dtype = _DTYPES[name]
+    shape = e.get("shape")
+    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+        raise _fail(where, f"tensor {k} has an invalid shape {shape!r}")
+    numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    off, nbytes = e.get("offset"), e.get("nbytes")
+    if nbytes != numel * np_dtype.itemsize or not isinstance(off, int) or off < 0 or off + nbytes > dlen:
+        raise _fail(where, f"tensor {k} (shape {shape}, {name}) has inconsistent offset/nbytes {off}/{nbytes}")
+    return ak_dtype, np_dtype, tuple(shape)
+
+
+def _decode(node: Any, tensors: list[Tensor], where: str) -> Any:
+    if node is None or isinstance(node, (bool, int, str)):
+        return node
+    if not isinstance(node, dict):
+        raise _fail(where, f"unexpected value of type {type(node).__name__} in the object tree")
+    tag = node.get("t")
+    if tag == "tensor":
+        i = node.get("i")
+        if not isinstance(i, int) or not 0 <= i < len(tensors):
+            raise _fail(where, f"reference to tensor {i!r}, but the file has {len(tensors)}")
+        return tensors[i]
+    if tag == "float":
+        try:
+            return float(node["v"])
+        except (KeyError, TypeError, ValueError):
+            raise _fail(where, f"invalid float node {node!r}") from None
+    if tag == "dict":
+        keys, values = node.get("keys"), node.get("values")
+        if not isinstance(keys, list) or not isinstance(values, list) or len(keys) != len(values):
+            raise _fail(where, "invalid dict node")
+        if not all(isinstance(k, (str, int)) for k in keys):
+            raise _fail(where, "dict keys must be str or int")
+        out = OrderedDict() if node.get("ordered") else {}
+        for k, v in zip(keys, values):
+            out[k] = _decode(v, tensors, where)
+        return out
+    if tag in ("list", "tuple"):
+        items = node.get("items")
+        if not isinstance(items, list):
+            raise _fail(where, f"invalid {tag} node")
+        seq = [_decode(v, tensors, where) for v in items]
+        return seq if tag == "list" else tuple(seq)
+    raise _fail(where, f"unknown node tag {tag!r}")
+
+
+def load(f: str | os.PathLike | BinaryIO) -> Any:
+    """Reads an object written by :func:`save`. Raises :class:`SerializationError` (a ValueError)
+    for a file that is truncated, corrupt, of another format or with an unknown dtype."""
+    if hasattr(f, "read"):
+        raw, where = f.read(), "<stream>"
+    else:
+        where = os.fspath(f)
+        with open(where, "rb") as fh:
+            raw = fh.read()
+    if not isinstance(raw, (bytes, bytearray)):
+        raise TypeError("aakaar.load: the stream must be opened in binary mode")
+    header, data = _parse(bytes(raw), str(where))
+    entries = header.get("tensors")
+    if not isinstance(entries, list):
+        raise _fail(str(where), "header has no tensor list")
+    checked = [_check_entry(e, k, len(data), str(where)) for k, e in enumerate(entries)]
+    # Only now, with the whole file validated, are tensors built.
+    tensors = []
+    for e, (ak_dtype, np_dtype, shape) in zip(entries, checked):
+        arr = np.frombuffer(data, dtype=np_dtype, count=e["nbytes"] // np_dtype.itemsize, offset=e["offset"])
+        t = _C.from_numpy(arr.astype(np_dtype.newbyteorder("="), copy=True).reshape(shape))
+        if e.get("requires_grad") and ak_dtype.is_floating_point:
+            t.requires_grad_(True)
+        tensors.append(t)
+    return _decode(header.get("root"), tensors, str(where))
