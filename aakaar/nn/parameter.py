@@ -30,5 +30,3 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
-    def __reduce_ex__(self, protocol: int):  # pragma: no cover - guard, not a feature
-        raise TypeError("aakaar tensors are not picklable; use aakaar.save / aakaar.load")

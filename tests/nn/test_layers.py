@@ -9,7 +9,7 @@ import pytest
 import aakaar as ak
 import aakaar.nn as nn
 import aakaar.nn.functional as F
-from nn_helpers import assert_close, copy_weights, to_ak, torch
+from nn_helpers import assert_close, copy_weights, torch
 
 TOL = {ak.float64: 1e-10, ak.float32: 1e-5}
 TORCH_DT = {ak.float64: torch.float64, ak.float32: torch.float32}
