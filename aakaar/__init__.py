@@ -44,6 +44,7 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  #
 from ._tensor import install_methods as _install_methods
 from .functional_ops import *  # noqa: F401,F403
 from .creation import tensor, as_tensor, zeros_like, ones_like, full_like, empty_like, rand_like, randn_like  # noqa: F401
+from .serialization import load, save  # noqa: F401
 
 _install_methods()
 dtype.__repr__ = dtype.__str__ = lambda self: f"aakaar.{self.name}"
