@@ -1,0 +1,393 @@
+"""Elementwise ops with broadcasting: every op, every dtype it supports,
+Python scalars, in-place variants and their aliasing rules."""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+import aakaar
+from conftest import DTYPES, FLOAT_DTYPES, arrays, assert_matches, np_dtype, pair, random_array, shapes, to_np, view_chains
+
+# ---- reference implementations ---------------------------------------------
+
+def _np_floordiv(a, b):
+    return np.floor_divide(a, b)
+
+
+BINARY = {
+    "add": (operator.add, np.add),
+    "sub": (operator.sub, np.subtract),
+    "mul": (operator.mul, np.multiply),
+    "truediv": (operator.truediv, np.true_divide),
+    "floordiv": (operator.floordiv, _np_floordiv),
+    "mod": (operator.mod, np.mod),
+    "pow": (operator.pow, np.power),
+    "maximum": (lambda a, b: a.maximum(b), np.maximum),
+    "minimum": (lambda a, b: a.minimum(b), np.minimum),
+    "eq": (operator.eq, np.equal),
+    "ne": (operator.ne, np.not_equal),
+    "lt": (operator.lt, np.less),
+    "le": (operator.le, np.less_equal),
+    "gt": (operator.gt, np.greater),
+    "ge": (operator.ge, np.greater_equal),
+    "logical_and": (lambda a, b: a.logical_and(b), np.logical_and),
+    "logical_or": (lambda a, b: a.logical_or(b), np.logical_or),
+    "logical_xor": (lambda a, b: a.logical_xor(b), np.logical_xor),
+}
+COMPARISONS = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+BOOL_REJECTED = {"sub", "floordiv", "mod", "pow"}  # bool (op) bool is a TypeError, as in PyTorch
+
+
+def result_np_dtype(name, dt):
+    if name in COMPARISONS:
+        return np.bool_
+    if name == "truediv" and not dt.is_floating_point:
+        return np.float32
+    return np_dtype(dt)
+
+
+def safe_operands(name, a, b):
+    """Adjust operands so numpy's result is well defined (no int division by 0, small powers)."""
+    if name in ("floordiv", "mod") and a.dtype.kind in "biu":
+        b = np.where(b == 0, 1, b).astype(b.dtype)
+    if name == "pow":
+        if a.dtype.kind in "iu":
+            b = (np.abs(b.astype(np.int64)) % 4).astype(b.dtype)
+        elif a.dtype.kind == "f":
+            a = np.abs(a) + np.asarray(0.5, a.dtype)
+    return np.asarray(a), np.asarray(b)  # numpy arithmetic turns 0-d arrays into scalars
+
+
+def np_binary(name, a, b, out_dt):
+    f = BINARY[name][1]
+    with np.errstate(all="ignore"):
+        if a.dtype == np.bool_ and name in ("add", "mul", "maximum", "minimum"):
+            r = {"add": np.logical_or, "mul": np.logical_and, "maximum": np.logical_or, "minimum": np.logical_and}[name](a, b)
+        elif name == "truediv":
+            r = np.true_divide(a.astype(out_dt), b.astype(out_dt))
+        else:
+            r = f(a, b)
+    return np.asarray(r).astype(out_dt)
+
+
+@pytest.mark.parametrize("name", list(BINARY))
+@given(data=st.data(), dt=st.sampled_from(DTYPES))
+def test_binary_op_with_broadcasting(name, dt, data):
+    shape = data.draw(shapes(max_dims=4))
+    # a broadcast-compatible second shape: drop leading dims and set some to 1
+    k = data.draw(st.integers(0, len(shape)))
+    shape_b = tuple(1 if data.draw(st.booleans()) else s for s in shape[k:])
+    if data.draw(st.booleans()):
+        shape, shape_b = shape_b, shape
+    a = data.draw(arrays(dtype=dt, shape=shape))
+    b = data.draw(arrays(dtype=dt, shape=shape_b))
+    a, b = safe_operands(name, a, b)
+    op = BINARY[name][0]
+    ta, tb = aakaar.from_numpy(a.copy()), aakaar.from_numpy(b.copy())
+    if dt == aakaar.bool and name in BOOL_REJECTED:
+        with pytest.raises(TypeError, match="bool"):
+            op(ta, tb)
+        return
+    out_dt = result_np_dtype(name, dt)
+    got = op(ta, tb)
+    ref = np_binary(name, a, b, out_dt)
+    if name == "pow" and dt == aakaar.uint8:
+        ref = np.power(a.astype(np.uint64), b.astype(np.uint64)).astype(np.uint8)
+    assert_matches(got, ref, rtol=2e-5 if dt == aakaar.float32 else 1e-12)
+    # the inputs are untouched
+    np.testing.assert_array_equal(to_np(ta), a)
+
+
+@pytest.mark.parametrize("name", ["add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "eq", "lt", "ge"])
+@pytest.mark.parametrize("dt", DTYPES)
+@pytest.mark.parametrize("scalar", [2, 2.5, True, -3])
+def test_binary_with_python_scalars_matches_torch(name, dt, scalar, torch):
+    tmap = {aakaar.bool: torch.bool, aakaar.uint8: torch.uint8, aakaar.int64: torch.int64,
+            aakaar.float32: torch.float32, aakaar.float64: torch.float64}
+    a = random_array(np.random.default_rng(0), (3, 4), dt)
+    if name == "pow" and dt != aakaar.bool:
+        a = np.abs(a).astype(a.dtype) + np.asarray(1, a.dtype)
+    ta, tt = aakaar.from_numpy(a.copy()), torch.from_numpy(a.copy())
+    op = BINARY[name][0]
+    for reverse in (False, True):
+        if dt == aakaar.bool and name == "pow" and scalar is True and not reverse:
+            # documented difference: torch computes bool ** True as bool; aakaar rejects bool pow
+            with pytest.raises(TypeError, match="bool"):
+                op(ta, scalar)
+            continue
+        try:
+            ref = op(scalar, tt) if reverse else op(tt, scalar)
+        except (RuntimeError, TypeError, ZeroDivisionError, NotImplementedError):
+            with pytest.raises((RuntimeError, TypeError, ValueError)):
+                op(scalar, ta) if reverse else op(ta, scalar)
+            continue
+        if reverse and name in ("floordiv", "mod") and dt != aakaar.bool and not dt.is_floating_point and (a == 0).any():
+            continue  # integer division by zero: covered by the bad-input tests
+        got = op(scalar, ta) if reverse else op(ta, scalar)
+        assert got.dtype == {v: k for k, v in tmap.items()}[ref.dtype], (name, dt, scalar, reverse, ref.dtype)
+        np.testing.assert_allclose(to_np(got).astype(np.float64), ref.numpy().astype(np.float64), rtol=1e-5, atol=1e-6)
+
+
+def test_int_arithmetic_follows_python_semantics():
+    a = aakaar.tensor([7, -7, 7, -7, 0])
+    b = aakaar.tensor([2, 2, -2, -2, 3])
+    assert (a // b).tolist() == [7 // 2, -7 // 2, 7 // -2, -7 // -2, 0]
+    assert (a % b).tolist() == [7 % 2, -7 % 2, 7 % -2, -7 % -2, 0]
+    assert (a / b).dtype == aakaar.float32
+    assert (a ** aakaar.tensor([0, 1, 2, 3, 4])).tolist() == [1, -7, 49, -343, 0]
+    big = aakaar.tensor([-(2**63)])
+    assert (big // -1).tolist() == [-(2**63)]  # wraps like PyTorch, no SIGFPE
+    assert (big % -1).tolist() == [0]
+    f = aakaar.tensor([7.5, -7.5, 7.5, -7.5], dtype=aakaar.float64)
+    g = aakaar.tensor([2.0, 2.0, -2.0, -2.0], dtype=aakaar.float64)
+    assert (f // g).tolist() == [7.5 // 2, -7.5 // 2, 7.5 // -2, -7.5 // -2]
+    assert (f % g).tolist() == [7.5 % 2, -7.5 % 2, 7.5 % -2, -7.5 % -2]
+    # float division by zero is IEEE, not an error
+    r = to_np(aakaar.tensor([1.0, -1.0, 0.0]) / 0.0)
+    assert r[0] == math.inf and r[1] == -math.inf and math.isnan(r[2])
+    assert (aakaar.tensor([3, 4], dtype=aakaar.uint8) - aakaar.tensor([4, 4], dtype=aakaar.uint8)).tolist() == [255, 0]
+
+
+UNARY = {
+    "neg": np.negative, "abs": np.abs, "sign": np.sign, "exp": np.exp, "log": np.log, "log1p": np.log1p,
+    "expm1": np.expm1, "sqrt": np.sqrt, "rsqrt": lambda x: 1 / np.sqrt(x), "sin": np.sin, "cos": np.cos,
+    "tanh": np.tanh, "sigmoid": lambda x: 1 / (1 + np.exp(-x)), "relu": lambda x: np.maximum(x, 0),
+    "silu": lambda x: x / (1 + np.exp(-x)), "floor": np.floor, "ceil": np.ceil, "round": np.round,
+    "reciprocal": lambda x: 1 / x, "square": np.square,
+}
+FLOAT_ONLY = {"exp", "log", "log1p", "expm1", "sqrt", "rsqrt", "sin", "cos", "tanh", "sigmoid", "silu", "reciprocal"}
+POSITIVE_DOMAIN = {"log", "sqrt", "rsqrt", "log1p"}
+
+
+@pytest.mark.parametrize("name", list(UNARY))
+@given(chain=view_chains(max_steps=3, max_dims=4), )
+def test_unary_op_on_views(name, chain):
+    a, t, _ = chain
+    dt = t.dtype
+    if dt == aakaar.bool and name == "neg":
+        with pytest.raises(TypeError, match="bool"):
+            t.neg()
+        return
+    if name in POSITIVE_DOMAIN and dt.is_floating_point:
+        a = np.abs(a)
+        t = t.abs()
+    got = getattr(t, name)()
+    with np.errstate(all="ignore"):
+        if name in FLOAT_ONLY and not dt.is_floating_point:
+            ref = UNARY[name](a.astype(np.float32)).astype(np.float32)
+        elif dt == aakaar.bool and name == "square":
+            ref = a.astype(np.int64)  # PyTorch: square of bool is int64
+        elif dt == aakaar.bool:
+            ref = a  # abs/relu/floor/ceil/round/sign of a bool is itself
+        else:
+            ref = np.asarray(UNARY[name](a)).astype(a.dtype)
+    assert_matches(got, ref, rtol=1e-5 if ref.dtype != np.float64 else 1e-12)
+
+
+def test_activations_match_torch(torch):
+    x = np.linspace(-30, 30, 241).astype(np.float64)
+    for dt, tdt, tol in [(aakaar.float32, torch.float32, 2e-6), (aakaar.float64, torch.float64, 1e-13)]:
+        t, r = aakaar.tensor(x, dtype=dt), torch.tensor(x, dtype=tdt)
+        F = torch.nn.functional
+        checks = [
+            (t.sigmoid(), torch.sigmoid(r)), (t.tanh(), torch.tanh(r)), (t.relu(), torch.relu(r)),
+            (t.silu(), F.silu(r)), (t.gelu(), F.gelu(r)), (t.gelu("tanh"), F.gelu(r, approximate="tanh")),
+            (t.softplus(), F.softplus(r)), (t.softplus(beta=2.0, threshold=5.0), F.softplus(r, beta=2.0, threshold=5.0)),
+            (t.expm1(), torch.expm1(r)), (t.abs().log1p(), torch.log1p(r.abs())),
+            (t.sign(), torch.sign(r)), (t.clamp(-1, 2), torch.clamp(r, -1, 2)), (t.clamp(min=0.5), torch.clamp(r, min=0.5)),
+            (t.clamp(max=-0.5), torch.clamp(r, max=-0.5)), (t.round(), torch.round(r)),
+        ]
+        for i, (got, ref) in enumerate(checks):
+            assert got.dtype == dt
+            np.testing.assert_allclose(to_np(got), ref.numpy(), rtol=tol, atol=tol, err_msg=f"check {i}")
+    # aakaar.gelu etc. exist at module level too
+    assert aakaar.gelu(aakaar.zeros(2)).tolist() == [0.0, 0.0]
+    assert aakaar.softplus(aakaar.zeros(1)).tolist()[0] == pytest.approx(math.log(2))
+
+
+def test_nan_propagation():
+    nan = float("nan")
+    t = aakaar.tensor([1.0, nan, -2.0])
+    assert math.isnan(t.maximum(aakaar.zeros(3)).tolist()[1])
+    assert math.isnan(t.minimum(aakaar.zeros(3)).tolist()[1])
+    assert math.isnan(t.relu().tolist()[1])
+    assert math.isnan(t.sign().tolist()[1])
+    assert math.isnan(t.clamp(0, 1).tolist()[1])
+    assert (t == t).tolist() == [True, False, True]
+    assert (t != t).tolist() == [False, True, False]
+
+
+def test_comparisons_and_logical_ops_return_bool():
+    a = aakaar.tensor([1, 2, 3])
+    for r in (a < 2, a <= 2, a > 2, a >= 2, a == 2, a != 2, 2 < a, 2 == a):
+        assert r.dtype == aakaar.bool
+    assert (a < 2).tolist() == [True, False, False]
+    assert (2 < a).tolist() == [False, False, True]
+    m, n = aakaar.tensor([True, True, False]), aakaar.tensor([True, False, False])
+    assert (m & n).tolist() == [True, False, False]
+    assert (m | n).tolist() == [True, True, False]
+    assert (m ^ n).tolist() == [False, True, False]
+    assert (~m).tolist() == [False, False, True]
+    assert (m & True).tolist() == [True, True, False]
+    assert a.logical_and(aakaar.tensor([0, 1, 1])).tolist() == [False, True, True]
+    assert a.logical_not().tolist() == [False, False, False]
+    assert aakaar.tensor([0.0, 2.0]).logical_not().tolist() == [True, False]
+    with pytest.raises(TypeError, match="bool"):
+        a & a
+    with pytest.raises(TypeError, match="bool"):
+        ~a
+
+
+# ---- in-place ops -------------------------------------------------------------
+
+INPLACE = ["add_", "sub_", "mul_", "div_", "floor_divide_", "remainder_", "pow_", "maximum_", "minimum_"]
+
+
+@pytest.mark.parametrize("name", INPLACE)
+@pytest.mark.parametrize("dt", FLOAT_DTYPES + [aakaar.int64])
+def test_inplace_ops_write_in_place(name, dt, rng):
+    a = random_array(rng, (3, 4), dt)
+    b = random_array(rng, (4,), dt)
+    if name in ("floor_divide_", "remainder_") or (name == "pow_" and dt == aakaar.int64):
+        b = np.abs(b) % 3 + np.asarray(1, b.dtype)
+    if name == "pow_" and dt.is_floating_point:
+        a = np.abs(a)
+    ta = aakaar.from_numpy(a.copy())
+    ptr, version = ta.data_ptr(), ta._version
+    if name == "div_" and dt == aakaar.int64:
+        with pytest.raises(TypeError, match="int64"):  # the result would be float
+            ta.div_(aakaar.from_numpy(b))
+        return
+    out_of_place = getattr(ta, name[:-1])(aakaar.from_numpy(b))
+    r = getattr(ta, name)(aakaar.from_numpy(b))
+    assert r is ta and ta.data_ptr() == ptr
+    assert ta._version > version
+    assert_matches(ta, to_np(out_of_place))
+
+
+def test_inplace_operators_and_unary_inplace():
+    t = aakaar.ones(2, 3)
+    ptr = t.data_ptr()
+    t += 1
+    t *= aakaar.tensor([1.0, 2.0, 3.0])
+    t -= 0.5
+    t /= 2
+    t **= 2
+    assert t.data_ptr() == ptr
+    np.testing.assert_allclose(to_np(t), np.tile(((np.array([2, 4, 6]) - 0.5) / 2) ** 2, (2, 1)))
+    for name in ["neg_", "abs_", "exp_", "sqrt_", "sigmoid_", "relu_", "tanh_", "floor_", "square_"]:
+        x = aakaar.tensor([0.25, 1.5])
+        ref = getattr(x, name[:-1])()
+        assert getattr(x, name)() is x
+        np.testing.assert_allclose(to_np(x), to_np(ref))
+    x = aakaar.tensor([-3.0, 0.5, 4.0])
+    x.clamp_(-1, 1)
+    assert x.tolist() == [-1.0, 0.5, 1.0]
+    x = aakaar.tensor([1, -2])
+    x.neg_()
+    assert x.tolist() == [-1, 2]
+    with pytest.raises(TypeError, match="int64"):
+        x.exp_()
+
+
+def test_inplace_with_python_scalar_and_dtype_rules():
+    x = aakaar.tensor([1, 2, 3])
+    x.add_(2)
+    assert x.tolist() == [3, 4, 5] and x.dtype == aakaar.int64
+    with pytest.raises(TypeError, match="float32.*int64|int64"):
+        x.add_(0.5)  # result float32 can't be cast to int64
+    y = aakaar.zeros(3)
+    y.add_(aakaar.tensor([1, 2, 3]))  # int into float: fine
+    assert y.tolist() == [1.0, 2.0, 3.0]
+    b = aakaar.tensor([True, False])
+    with pytest.raises(TypeError):
+        b.add_(aakaar.tensor([1, 1]))
+
+
+def test_inplace_aliasing_rules():
+    # x += x: same view, elementwise, safe
+    x = aakaar.arange(5.0)
+    x += x
+    assert x.tolist() == [0, 2, 4, 6, 8]
+    # overlapping but different views: reads the old values (as if copied first)
+    x = aakaar.arange(6.0)
+    x[1:] += x[:-1]
+    np.testing.assert_array_equal(to_np(x), [0, 1, 3, 5, 7, 9])
+    y = aakaar.arange(6.0)
+    y[:-1] += y[1:]
+    np.testing.assert_array_equal(to_np(y), [1, 3, 5, 7, 9, 5])
+    # x.T += x on a square matrix
+    m = aakaar.arange(9.0).reshape(3, 3)
+    ref = np.arange(9.0).reshape(3, 3)
+    mt = m.T
+    mt += m
+    np.testing.assert_array_equal(to_np(m), (ref.T + ref).T)
+    # writing into an expanded tensor is an error (several elements share memory)
+    e = aakaar.zeros(1, 3).expand(4, 3)
+    with pytest.raises(RuntimeError, match="memory location"):
+        e.add_(1)
+    with pytest.raises(RuntimeError, match="memory location"):
+        e.exp_()
+    # the in-place result must keep self's shape
+    with pytest.raises(ValueError, match=r"\[3\].*\[2, 3\]|\[2, 3\]"):
+        aakaar.zeros(3).add_(aakaar.zeros(2, 3))
+    # a view modified in place changes its base
+    base = aakaar.zeros(4, 4)
+    base[1:3, 1:3].add_(1)
+    assert to_np(base).sum() == 4
+
+
+@given(view_chains(dtype=aakaar.float64, max_steps=3), st.floats(-4, 4))
+def test_inplace_on_random_views_matches_numpy(chain, s):
+    a, t, base = chain
+    assume(all(not (st_ == 0 and n > 1) for st_, n in zip(t.stride(), t.shape)))
+    before = to_np(base)
+    t.mul_(s).add_(1.0)
+    np.testing.assert_allclose(to_np(t), a * s + 1.0)
+    # exactly the viewed elements of base changed (compare counts where possible)
+    after = to_np(base)
+    changed = (after != before).sum()
+    assert changed <= t.numel()
+
+
+def test_where_and_masked_fill():
+    c = aakaar.tensor([[True, False, True]])
+    a = aakaar.tensor([[1.0], [2.0]])
+    b = aakaar.tensor([10, 20, 30])
+    r = aakaar.where(c, a, b)
+    assert r.dtype == aakaar.float32 and r.shape == (2, 3)
+    np.testing.assert_array_equal(to_np(r), np.where(to_np(c), to_np(a), to_np(b)))
+    assert aakaar.where(c, 1.5, b).dtype == aakaar.float32
+    assert aakaar.where(c, b, 0).tolist() == [[10, 0, 30]]
+    assert aakaar.where(c, 1, 0).dtype == aakaar.int64
+    x = aakaar.arange(6.0).reshape(2, 3)
+    m = aakaar.tensor([True, False, True])
+    y = x.masked_fill(m, -1)
+    np.testing.assert_array_equal(to_np(y), np.where([True, False, True], -1, np.arange(6.0).reshape(2, 3)))
+    assert to_np(x)[0, 0] == 0  # out of place
+    assert x.masked_fill_(m, 7.5) is x and to_np(x)[1, 2] == 7.5
+    with pytest.raises(TypeError, match="bool"):
+        x.masked_fill(aakaar.tensor([1, 0, 1]), 0)
+
+
+@given(arrays(dtype=aakaar.float64, max_dims=4), st.data())
+def test_broadcasting_shape_rule_matches_numpy(a, data):
+    shape_b = data.draw(shapes(max_dims=4, max_side=4))
+    try:
+        ref = np.broadcast_shapes(a.shape, shape_b)
+    except ValueError:
+        with pytest.raises(ValueError, match="broadcast"):
+            aakaar.broadcast_shapes(a.shape, shape_b)
+        with pytest.raises(ValueError, match=str(list(shape_b)).replace("[", r"\[").replace("]", r"\]")):
+            aakaar.from_numpy(a) + aakaar.zeros(*shape_b, dtype=aakaar.float64)
+        return
+    assert aakaar.broadcast_shapes(a.shape, shape_b) == ref
+    t = aakaar.from_numpy(a) + aakaar.zeros(*shape_b, dtype=aakaar.float64)
+    assert t.shape == ref
+    np.testing.assert_array_equal(to_np(t), np.broadcast_to(a, ref))
