@@ -174,10 +174,12 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("element_size", &Tensor::element_size, "Bytes per element.")
       .def("size", [](const Tensor& t, py::object dim) -> py::object {
         if (dim.is_none()) return shape_tuple(t.shape);
+        AK_CHECK(t.ndim() > 0, IndexError, "size(", dim.cast<int64_t>(), "): a 0-d tensor has no dims");
         return py::int_(t.shape[t.wrap_dim(dim.cast<int64_t>())]);
       }, py::arg("dim") = py::none(), "The shape, or the size of one dim.")
       .def("stride", [](const Tensor& t, py::object dim) -> py::object {
         if (dim.is_none()) return shape_tuple(t.strides);
+        AK_CHECK(t.ndim() > 0, IndexError, "stride(", dim.cast<int64_t>(), "): a 0-d tensor has no dims");
         return py::int_(t.strides[t.wrap_dim(dim.cast<int64_t>())]);
       }, py::arg("dim") = py::none(), "Strides in elements, or the stride of one dim.")
       .def("storage_offset", [](const Tensor& t) { return t.offset; }, "Offset of element 0 in the storage, in elements.")
