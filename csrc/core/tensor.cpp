@@ -41,10 +41,23 @@ bool Tensor::is_contiguous() const {
 }
 // [[/book:is_contiguous]]
 
-TensorPtr Tensor::empty(const Shape& shape, DType dtype, Device device) {
-  for (int64_t s : shape)
+int64_t checked_numel(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t s : shape) {
     AK_CHECK(s >= 0, ValueError, "negative dimension in shape ", shape_str(shape));
-  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * itemsize(dtype);
+    // An overflowing product would wrap to a small (even zero) size and every
+    // kernel would then read far outside the allocation.
+    AK_CHECK(!__builtin_mul_overflow(n, s, &n), ValueError, "shape ", shape_str(shape),
+             " has too many elements (more than 2^63)");
+  }
+  return n;
+}
+
+TensorPtr Tensor::empty(const Shape& shape, DType dtype, Device device) {
+  int64_t nbytes_signed = 0;
+  AK_CHECK(!__builtin_mul_overflow(checked_numel(shape), itemsize(dtype), &nbytes_signed), ValueError, "shape ",
+           shape_str(shape), " of ", dtype_name(dtype), " needs more than 2^63 bytes");
+  const size_t nbytes = static_cast<size_t>(nbytes_signed);
   StoragePtr storage = backend(device).allocate(nbytes, device);
   return std::make_shared<Tensor>(std::move(storage), 0, shape, contiguous_strides(shape), dtype);
 }

@@ -171,6 +171,7 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     if (j >= 0) {
       if (size == -1) size = t->shape[j];
       AK_CHECK(size >= 0, ValueError, "expand: invalid size ", shape[i], " in ", shape_str(shape));
+      AK_CHECK(size >= 0, ValueError, "expand: invalid size ", shape[i], " in ", shape_str(shape));
       AK_CHECK(t->shape[j] == size || t->shape[j] == 1, ValueError, "expand: the tensor of shape ", shape_str(t->shape),
                " cannot be expanded to ", shape_str(shape), " (dim ", i, ": ", t->shape[j],
                " is not 1 and differs from ", size, ")");
@@ -181,6 +182,7 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     }
     out_shape[i] = size;
   }
+  checked_numel(out_shape);
   checked_numel(out_shape);
   if (out_shape == t->shape && strides == t->strides) return t;  // nothing to expand
   TensorPtr out = make_view(t, out_shape, strides, t->offset);
