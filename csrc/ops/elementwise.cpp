@@ -172,6 +172,7 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
+  if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
   if (op == UnaryOp::Clamp && !is_floating(t->dtype) &&
       (p.a != static_cast<double>(static_cast<int64_t>(p.a)) || p.b != static_cast<double>(static_cast<int64_t>(p.b))))
     in = to_dtype(t, DType::Float32);  // clamping ints to a fractional bound gives floats
