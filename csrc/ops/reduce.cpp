@@ -56,7 +56,8 @@ int64_t reduced_count(const TensorPtr& t, const std::vector<bool>& mask) {
 TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
   const auto mask = reduced_mask(t, dims);
   if (op == ReduceOp::Max || op == ReduceOp::Min)
-    AK_CHECK(reduced_count(t, mask) > 0 || shape_numel(keepdim_shape(t, mask)) == 0, RuntimeError,
+    // Every reduced dim must be non-empty, even when the result is empty (PyTorch's rule).
+    AK_CHECK(reduced_count(t, mask) > 0, RuntimeError,
              reduce_name(op), "(): cannot reduce over a zero-size dimension of a tensor of shape ",
              shape_str(t->shape), " (max and min have no identity)");
   TensorPtr in = t;
