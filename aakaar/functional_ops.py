@@ -18,7 +18,7 @@ _UNARY = [
     "logsumexp", "softmax", "log_softmax", "cumsum", "index_select", "gather", "scatter", "scatter_add",
     "masked_fill", "clamp", "clip", "add", "sub", "mul", "div", "floor_divide", "remainder", "pow",
     "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
-    "as_strided", "unflatten", "swapaxes", "broadcast_to",
+    "as_strided", "unflatten", "swapaxes", "broadcast_to", "gelu", "softplus",
 ]
 
 __all__ = list(_UNARY) + ["t", "is_tensor", "numel"]

@@ -334,7 +334,21 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
         AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp_: at least one of min and max must be given");
         ops::unary_(UnaryOp::Clamp, t, clamp_params(lo, hi));
         return t;
-      }, py::arg("min") = py::none(), py::arg("max") = py::none());
+      }, py::arg("min") = py::none(), py::arg("max") = py::none(), "In-place clamp.")
+      .def("gelu", [](const TensorPtr& t, const std::string& approximate) {
+        AK_CHECK(approximate == "none" || approximate == "tanh", ValueError,
+                 "gelu: approximate must be 'none' or 'tanh', got '", approximate, "'");
+        return ops::unary(approximate == "tanh" ? UnaryOp::GeluTanh : UnaryOp::Gelu, t);
+      }, py::arg("approximate") = "none",
+         "GELU, x * Phi(x) with Phi the normal CDF (or its tanh approximation with approximate='tanh').")
+      .def("softplus", [](const TensorPtr& t, double beta, double threshold) {
+        UnaryParams p;
+        p.a = beta;
+        p.b = threshold;
+        p.has_a = p.has_b = true;
+        return ops::unary(UnaryOp::Softplus, t, p);
+      }, py::arg("beta") = 1.0, py::arg("threshold") = 20.0,
+         "log(1 + exp(beta * x)) / beta, computed stably; x itself where beta * x > threshold.");
 
   // ---- reductions ----
   cls.def("sum", [](const TensorPtr& t, py::object dim, bool keepdim, py::object dtype) {
