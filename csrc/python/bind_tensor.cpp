@@ -42,7 +42,7 @@ int64_t dims_consumed(py::handle item) {
   if (item.is_none() || item.ptr() == Py_Ellipsis) return 0;
   if (py::isinstance<Tensor>(item)) {
     auto t = item.cast<TensorPtr>();
-    return t->dtype == DType::Bool ? std::max<int64_t>(t->ndim(), 1) : 1;
+    return t->dtype == DType::Bool ? t->ndim() : 1;  // a 0-d mask (x[True]) adds a dim instead
   }
   return 1;
 }
@@ -61,6 +61,8 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
   std::vector<py::object> parts;
   for (py::handle item : items) {
     if (py::isinstance<py::list>(item) || py::isinstance<py::array>(item)) parts.push_back(py::cast(index_tensor_from(item)));
+    else if (PyBool_Check(item.ptr()))  // x[True] is a 0-d mask, as in numpy and PyTorch
+      parts.push_back(py::cast(ops::scalar_tensor(Scalar::from_bool(item.ptr() == Py_True), DType::Bool)));
     else parts.push_back(py::reinterpret_borrow<py::object>(item));
   }
   int64_t consumed = 0, ellipses = 0;
@@ -138,6 +140,13 @@ void setitem(const TensorPtr& t, py::handle key, py::handle value) {
   TensorPtr v = as_tensor(value, t, "index assignment");
   if (p.has_advanced) ops::index_put_(p.view, p.advanced, v, false);
   else ops::copy_(p.view, ops::to_dtype(v, t->dtype));
+}
+
+// A tensor src is used as given (its shape is checked against index, as in
+// PyTorch); a Python number is broadcast to index's shape.
+TensorPtr scatter_src(const TensorPtr& t, const TensorPtr& index, py::handle src, const char* what) {
+  if (py::isinstance<Tensor>(src)) return src.cast<TensorPtr>();
+  return ops::expand(ops::wrap_scalar(to_scalar(src, what), t), index->shape);
 }
 
 UnaryParams clamp_params(py::handle lo, py::handle hi) {
@@ -393,10 +402,10 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"))
       .def("gather", &ops::gather, py::arg("dim"), py::arg("index"))
       .def("scatter", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
-        return ops::scatter(t, dim, index, ops::expand(as_tensor(src, t, "scatter"), index->shape), false);
+        return ops::scatter(t, dim, index, scatter_src(t, index, src, "scatter"), false);
       }, py::arg("dim"), py::arg("index"), py::arg("src"))
       .def("scatter_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
-        ops::scatter_(t, dim, index, ops::expand(as_tensor(src, t, "scatter_"), index->shape), false);
+        ops::scatter_(t, dim, index, scatter_src(t, index, src, "scatter_"), false);
         return t;
       }, py::arg("dim"), py::arg("index"), py::arg("src"))
       .def("scatter_add", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
