@@ -31,9 +31,12 @@ int64_t Tensor::numel() const { return shape_numel(shape); }
 // Contiguous means "laid out exactly as a fresh row-major tensor would be".
 // Dimensions of size 1 may have any stride: they are never stepped along.
 bool Tensor::is_contiguous() const {
+  // An empty tensor has no layout to break, whatever its strides (numpy gives
+  // empty arrays strides such as (0, 0)).
+  for (int64_t s : shape)
+    if (s == 0) return true;
   int64_t expected = 1;
   for (int64_t d = ndim() - 1; d >= 0; --d) {
-    if (shape[d] == 0) return true;  // an empty tensor has no layout to break
     if (shape[d] != 1 && strides[d] != expected) return false;
     expected *= shape[d];
   }

@@ -37,7 +37,8 @@ TensorPtr index_select(const TensorPtr& t, int64_t dim, const TensorPtr& index) 
            shape_str(index->shape));
   dim = t->wrap_dim(dim);
   std::vector<TensorPtr> indices(std::max<int64_t>(t->ndim(), 1));
-  indices[dim] = reshape(index, {-1});
+  // Unlike x[idx], index_select takes no negative indices (PyTorch's rule).
+  indices[dim] = checked_indices(reshape(index, {-1}), t->ndim() ? t->shape[dim] : 1, dim, false, "index_select");
   return ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
 }
 

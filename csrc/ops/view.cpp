@@ -356,6 +356,8 @@ std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
   check_has_dims(t, "chunk");
   check_has_dims(t, "chunk");
   dim = t->wrap_dim(dim);
+  // An empty dim still gives `chunks` (empty) pieces, as in PyTorch.
+  if (t->shape[dim] == 0) return std::vector<TensorPtr>(chunks, narrow(t, dim, 0, 0));
   const int64_t size = (t->shape[dim] + chunks - 1) / chunks;
   return split(t, std::max<int64_t>(size, 1), dim);
 }
