@@ -92,7 +92,7 @@ def as_tensor(data: Any, dtype: _C.dtype | None = None) -> Tensor:
     if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
         return data
     if isinstance(data, np.ndarray) and data.dtype in _SUPPORTED_NUMPY and (dtype is None or _SUPPORTED_NUMPY[data.dtype] == dtype):
-        if all(s >= 0 for s in data.strides):
+        if all(s >= 0 for s in data.strides) and data.flags.writeable:
             return _C.from_numpy(data)
     return tensor(data, dtype)
 

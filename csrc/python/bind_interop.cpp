@@ -150,6 +150,10 @@ py::dtype numpy_dtype(DType d) {
 
 TensorPtr from_numpy(py::array arr) {
   const DType dtype = dtype_from_numpy(arr.dtype());
+  // A tensor is always writable; sharing read-only memory (np.broadcast_to,
+  // np.frombuffer of bytes) would let a write crash the process.
+  AK_CHECK(arr.writeable(), ValueError, "from_numpy: the array is read-only (e.g. from np.broadcast_to or "
+           "np.frombuffer); pass a writable copy, e.g. arr.copy(), or use aakaar.tensor(arr)");
   AK_CHECK(arr.dtype().byteorder() != '>', ValueError, "from_numpy: big-endian arrays are not supported");
   const int64_t isz = itemsize(dtype);
   Shape shape(arr.ndim()), strides(arr.ndim());
