@@ -28,15 +28,15 @@ void bind_functions(py::module_& m) {
         g.seed = static_cast<uint64_t>(seed);
         g.offset = 0;
         return g;
-      }, py::arg("seed"), py::return_value_policy::reference_internal)
-      .def("initial_seed", [](const ops::Generator& g) { return g.seed; })
-      .def("get_state", [](const ops::Generator& g) { return py::make_tuple(g.seed, g.offset); })
+      }, py::arg("seed"), py::return_value_policy::reference_internal, "Seeds this generator and restarts its stream; returns the generator.")
+      .def("initial_seed", [](const ops::Generator& g) { return g.seed; }, "The seed this generator was last seeded with.")
+      .def("get_state", [](const ops::Generator& g) { return py::make_tuple(g.seed, g.offset); }, "(seed, offset): enough to restart the stream from here with set_state.")
       .def("set_state", [](ops::Generator& g, py::tuple s) {
         AK_CHECK(s.size() == 2, ValueError, "Generator.set_state expects (seed, offset)");
         g.seed = s[0].cast<uint64_t>();
         g.offset = s[1].cast<uint64_t>();
-      });
-  m.def("default_generator", &ops::default_generator, py::return_value_policy::reference);
+      }, "Restores a state returned by get_state.");
+  m.def("default_generator", &ops::default_generator, py::return_value_policy::reference, "The generator used when no generator= is given.");
   m.def("manual_seed", [](int64_t seed) {
     ops::default_generator() = ops::Generator{static_cast<uint64_t>(seed), 0};
   }, py::arg("seed"), "Seeds the default generator (resets its stream to the start).");
@@ -111,10 +111,10 @@ void bind_functions(py::module_& m) {
     for (py::handle s : shapes) ss.push_back(to_shape(s, "broadcast_shapes"));
     return shape_tuple(ops::broadcast_shapes(ss));
   }, "The shape that the given shapes broadcast to.");
-  m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); });
-  m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"));
-  m.def("mm", &ops::mm, py::arg("input"), py::arg("mat2"));
-  m.def("bmm", &ops::bmm, py::arg("input"), py::arg("mat2"));
+  m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); }, "The dtype an operation on the two tensors computes in (the promotion table).");
+  m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"), "Matrix product: 1-D operands are vectors, more dims are batches that broadcast.");
+  m.def("mm", &ops::mm, py::arg("input"), py::arg("mat2"), "Product of two matrices.");
+  m.def("bmm", &ops::bmm, py::arg("input"), py::arg("mat2"), "Batched product of two 3-D tensors (batch, n, m) @ (batch, m, p).");
 }
 
 }  // namespace aakaar::python

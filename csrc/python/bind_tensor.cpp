@@ -174,10 +174,10 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   // ---- attributes ----
   cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape); }, "The size of each dimension.")
       .def_property_readonly("ndim", &Tensor::ndim, "Number of dimensions.")
-      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype; })
-      .def_property_readonly("device", &Tensor::device)
-      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().type == DeviceType::CUDA; })
-      .def_property_readonly("itemsize", &Tensor::element_size)
+      .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype; }, "The element type (an aakaar.dtype).")
+      .def_property_readonly("device", &Tensor::device, "The device the tensor's memory is on.")
+      .def_property_readonly("is_cuda", [](const Tensor& t) { return t.device().type == DeviceType::CUDA; }, "Whether the tensor lives on a CUDA device.")
+      .def_property_readonly("itemsize", &Tensor::element_size, "Bytes per element.")
       .def("dim", &Tensor::ndim, "Number of dimensions.")
       .def("numel", &Tensor::numel, "Number of elements.")
       .def("element_size", &Tensor::element_size, "Bytes per element.")
@@ -196,13 +196,13 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
            "Address of the first element.")
       .def("untyped_storage_ptr", [](const Tensor& t) { return reinterpret_cast<uintptr_t>(t.storage->data()); },
            "Address of the start of the storage (shared by all views).")
-      .def("storage_nbytes", [](const Tensor& t) { return t.storage->nbytes(); })
-      .def_property_readonly("_version", [](const Tensor& t) { return t.storage->version(); })
+      .def("storage_nbytes", [](const Tensor& t) { return t.storage->nbytes(); }, "Size in bytes of the storage this tensor views (shared by all its views).")
+      .def_property_readonly("_version", [](const Tensor& t) { return t.storage->version(); }, "How many in-place writes the storage has seen (autograd uses it to detect modified saved tensors).")
       .def("is_contiguous", &Tensor::is_contiguous, "Whether the layout is row-major with no gaps.")
       .def("__len__", [](const Tensor& t) {
         AK_CHECK(t.ndim() > 0, TypeError, "len() of a 0-d tensor");
         return t.shape[0];
-      });
+      }, "Size of the first dim.");
 
   // ---- views ----
   cls.def("view", [](const TensorPtr& t, py::args shape) { return ops::view(t, shape_from_args(shape, "view")); },
@@ -210,7 +210,7 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("reshape", [](const TensorPtr& t, py::args shape) { return ops::reshape(t, shape_from_args(shape, "reshape")); },
            "Like view, but copies when no view is possible.")
       .def("transpose", &ops::transpose, py::arg("dim0"), py::arg("dim1"), "Swaps two dims (a view).")
-      .def("swapaxes", &ops::transpose, py::arg("dim0"), py::arg("dim1"))
+      .def("swapaxes", &ops::transpose, py::arg("dim0"), py::arg("dim1"), "Alias of transpose: swaps two dims (a view).")
       .def("permute", [](const TensorPtr& t, py::args dims) { return ops::permute(t, shape_from_args(dims, "permute")); },
            "Reorders the dims (a view).")
       .def_property_readonly("T", [](const TensorPtr& t) {
@@ -225,34 +225,34 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       }, "The last two dims swapped.")
       .def("expand", [](const TensorPtr& t, py::args shape) { return ops::expand(t, shape_from_args(shape, "expand")); },
            "Broadcasts size-1 dims to larger sizes with stride 0 (a view).")
-      .def("broadcast_to", [](const TensorPtr& t, py::object shape) { return ops::expand(t, to_shape(shape, "broadcast_to")); })
-      .def("expand_as", [](const TensorPtr& t, const TensorPtr& o) { return ops::expand(t, o->shape); })
+      .def("broadcast_to", [](const TensorPtr& t, py::object shape) { return ops::expand(t, to_shape(shape, "broadcast_to")); }, "Expands to `shape` following the broadcasting rules (a view with stride 0 where stretched).")
+      .def("expand_as", [](const TensorPtr& t, const TensorPtr& o) { return ops::expand(t, o->shape); }, "Expands to `other`'s shape (a view).")
       .def("squeeze", [](const TensorPtr& t, py::object dim) { return ops::squeeze(t, to_dims(dim)); },
            py::arg("dim") = py::none(), "Removes size-1 dims (all, or the given ones).")
       .def("unsqueeze", &ops::unsqueeze, py::arg("dim"), "Inserts a size-1 dim.")
-      .def("flatten", &ops::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1)
+      .def("flatten", &ops::flatten, py::arg("start_dim") = 0, py::arg("end_dim") = -1, "Merges dims start_dim..end_dim into one (a view when the layout allows, else a copy).")
       .def("unflatten", [](const TensorPtr& t, int64_t dim, py::object sizes) {
         return ops::unflatten(t, dim, to_shape(sizes, "unflatten"));
-      }, py::arg("dim"), py::arg("sizes"))
-      .def("narrow", &ops::narrow, py::arg("dim"), py::arg("start"), py::arg("length"))
-      .def("select", &ops::select, py::arg("dim"), py::arg("index"))
-      .def("diagonal", &ops::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1)
+      }, py::arg("dim"), py::arg("sizes"), "Splits dim into `sizes` (a view; one size may be -1).")
+      .def("narrow", &ops::narrow, py::arg("dim"), py::arg("start"), py::arg("length"), "The `length` elements of dim starting at `start` (a view).")
+      .def("select", &ops::select, py::arg("dim"), py::arg("index"), "The slice at `index` along dim, with that dim removed (a view).")
+      .def("diagonal", &ops::diagonal, py::arg("offset") = 0, py::arg("dim1") = 0, py::arg("dim2") = 1, "The diagonal (shifted by offset) of the dims dim1 and dim2, as a new last dim (a view).")
       .def("as_strided", [](const TensorPtr& t, py::object size, py::object stride, std::optional<int64_t> offset) {
         return ops::as_strided(t, to_shape(size, "as_strided"), to_shape(stride, "as_strided"), offset);
-      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none())
+      }, py::arg("size"), py::arg("stride"), py::arg("storage_offset") = py::none(), "A view with the given sizes, strides and storage offset, checked to stay inside the storage.")
       .def("split", [](const TensorPtr& t, py::object size, int64_t dim) {
         if (PyLong_Check(size.ptr())) return ops::split(t, size.cast<int64_t>(), dim);
         return ops::split_sizes(t, to_shape(size, "split"), dim);
-      }, py::arg("split_size_or_sections"), py::arg("dim") = 0)
-      .def("chunk", &ops::chunk, py::arg("chunks"), py::arg("dim") = 0)
-      .def("unbind", &ops::unbind, py::arg("dim") = 0)
+      }, py::arg("split_size_or_sections"), py::arg("dim") = 0, "Views of consecutive pieces along dim: equal pieces of size split_size (the last may be smaller), or pieces of the listed sizes.")
+      .def("chunk", &ops::chunk, py::arg("chunks"), py::arg("dim") = 0, "`chunks` views along dim of size ceil(n / chunks) (fewer if n is small), as in PyTorch.")
+      .def("unbind", &ops::unbind, py::arg("dim") = 0, "The slices along dim as a tuple of views with that dim removed.")
       .def("contiguous", &ops::contiguous, "This tensor if already contiguous, else a row-major copy.")
       .def("clone", &ops::clone, "A copy with its own storage.")
-      .def("copy_", [](const TensorPtr& t, const TensorPtr& src) { ops::copy_(t, src); return t; }, py::arg("src"))
-      .def("fill_", [](const TensorPtr& t, py::handle v) { ops::fill_(t, to_scalar(v, "fill_")); return t; })
-      .def("zero_", [](const TensorPtr& t) { ops::fill_(t, Scalar::from_int(0)); return t; })
-      .def("__getitem__", &getitem)
-      .def("__setitem__", &setitem);
+      .def("copy_", [](const TensorPtr& t, const TensorPtr& src) { ops::copy_(t, src); return t; }, py::arg("src"), "Copies src (broadcast to self's shape, converted to self's dtype) into self; returns self.")
+      .def("fill_", [](const TensorPtr& t, py::handle v) { ops::fill_(t, to_scalar(v, "fill_")); return t; }, "Sets every element to `value`; returns self.")
+      .def("zero_", [](const TensorPtr& t) { ops::fill_(t, Scalar::from_int(0)); return t; }, "Sets every element to 0; returns self.")
+      .def("__getitem__", &getitem, "Indexing: ints, slices, None and ... give views; int/bool tensors or lists give copies (advanced indexing).")
+      .def("__setitem__", &setitem, "Index assignment: writes `value` (broadcast) into the indexed elements.");
 
   // ---- arithmetic ----
 #define AK_BINARY(pyname, rpyname, iname, OP)                                                               \
@@ -284,29 +284,30 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       return py::cast(ops::binary(op, a, bt));
     };
   };
-  cls.def("__and__", logical(BinaryOp::LogicalAnd, "&"))
-      .def("__rand__", logical(BinaryOp::LogicalAnd, "&"))
-      .def("__or__", logical(BinaryOp::LogicalOr, "|"))
-      .def("__ror__", logical(BinaryOp::LogicalOr, "|"))
-      .def("__xor__", logical(BinaryOp::LogicalXor, "^"))
-      .def("__rxor__", logical(BinaryOp::LogicalXor, "^"))
+  cls.def("__and__", logical(BinaryOp::LogicalAnd, "&"), "Elementwise logical and of bool tensors.")
+      .def("__rand__", logical(BinaryOp::LogicalAnd, "&"), "Elementwise logical and of bool tensors.")
+      .def("__or__", logical(BinaryOp::LogicalOr, "|"), "Elementwise logical or of bool tensors.")
+      .def("__ror__", logical(BinaryOp::LogicalOr, "|"), "Elementwise logical or of bool tensors.")
+      .def("__xor__", logical(BinaryOp::LogicalXor, "^"), "Elementwise logical xor of bool tensors.")
+      .def("__rxor__", logical(BinaryOp::LogicalXor, "^"), "Elementwise logical xor of bool tensors.")
       .def("__invert__", [](const TensorPtr& t) {
         AK_CHECK(t->dtype == DType::Bool, TypeError, "~ is defined for bool tensors here; got ", dtype_name(t->dtype));
         return ops::unary(UnaryOp::LogicalNot, t);
-      })
-      .def("__neg__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Neg, t); })
-      .def("__pos__", [](const TensorPtr& t) { return t; })
-      .def("__abs__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Abs, t); })
-      .def("__matmul__", &ops::matmul, py::is_operator())
-      .def("__rmatmul__", [](const TensorPtr& a, const TensorPtr& b) { return ops::matmul(b, a); }, py::is_operator())
-      .def("matmul", &ops::matmul, py::arg("other"))
-      .def("mm", &ops::mm, py::arg("mat2"))
-      .def("bmm", &ops::bmm, py::arg("mat2"));
+      }, "Elementwise logical not of a bool tensor.")
+      .def("__neg__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Neg, t); }, "Elementwise negation.")
+      .def("__pos__", [](const TensorPtr& t) { return t; }, "The tensor itself.")
+      .def("__abs__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Abs, t); }, "Elementwise absolute value.")
+      .def("__matmul__", &ops::matmul, py::is_operator(), "Matrix product (see matmul).")
+      .def("__rmatmul__", [](const TensorPtr& a, const TensorPtr& b) { return ops::matmul(b, a); }, py::is_operator(), "Matrix product with the operands swapped.")
+      .def("matmul", &ops::matmul, py::arg("other"), "Matrix product: 1-D operands are vectors, more dims are batches that broadcast.")
+      .def("mm", &ops::mm, py::arg("mat2"), "Product of two matrices.")
+      .def("bmm", &ops::bmm, py::arg("mat2"), "Batched product of two 3-D tensors (batch, n, m) @ (batch, m, p).");
 
 #define AK_NAMED_BINARY(name, OP)                                                                   \
   cls.def(name, [](const TensorPtr& a, py::handle b) { return ops::binary(BinaryOp::OP, a, as_tensor(b, a, name)); }, \
-          py::arg("other"));                                                                       \
-  cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); }, py::arg("other"));
+          py::arg("other"), "Elementwise " name " with broadcasting and type promotion; other may be a tensor or a number."); \
+  cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); }, py::arg("other"), \
+          "In-place " name ": the result must keep self's shape and dtype; returns self.");
   AK_NAMED_BINARY("add", Add)
   AK_NAMED_BINARY("sub", Sub)
   AK_NAMED_BINARY("mul", Mul)
@@ -328,8 +329,8 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
 #undef AK_NAMED_BINARY
 
 #define AK_UNARY(name, OP)                                                                  \
-  cls.def(name, [](const TensorPtr& t) { return ops::unary(UnaryOp::OP, t); });            \
-  cls.def(name "_", [](const TensorPtr& t) { ops::unary_(UnaryOp::OP, t); return t; });
+  cls.def(name, [](const TensorPtr& t) { return ops::unary(UnaryOp::OP, t); }, "Elementwise " name ".");  \
+  cls.def(name "_", [](const TensorPtr& t) { ops::unary_(UnaryOp::OP, t); return t; }, "In-place " name "; returns self.");
   AK_UNARY("neg", Neg) AK_UNARY("abs", Abs) AK_UNARY("sign", Sign) AK_UNARY("exp", Exp) AK_UNARY("log", Log)
   AK_UNARY("log1p", Log1p) AK_UNARY("expm1", Expm1) AK_UNARY("sqrt", Sqrt) AK_UNARY("rsqrt", Rsqrt)
   AK_UNARY("sin", Sin) AK_UNARY("cos", Cos) AK_UNARY("tanh", Tanh) AK_UNARY("sigmoid", Sigmoid)
@@ -337,8 +338,8 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   AK_UNARY("round", Round) AK_UNARY("reciprocal", Reciprocal) AK_UNARY("square", Square)
   AK_UNARY("logical_not", LogicalNot)
 #undef AK_UNARY
-  cls.def("clamp", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none())
-      .def("clip", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none())
+  cls.def("clamp", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none(), "Limits every element to [min, max] (either may be None; tensors broadcast).")
+      .def("clip", &clamp_any, py::arg("min") = py::none(), py::arg("max") = py::none(), "Alias of clamp.")
       .def("clamp_", [](const TensorPtr& t, py::handle lo, py::handle hi) {
         AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp_: at least one of min and max must be given");
         ops::unary_(UnaryOp::Clamp, t, clamp_params(lo, hi));
@@ -362,76 +363,76 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   // ---- reductions ----
   cls.def("sum", [](const TensorPtr& t, py::object dim, bool keepdim, py::object dtype) {
         return ops::sum(t, to_dims(dim), keepdim, to_optional_dtype(dtype));
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none())
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, py::arg("dtype") = py::none(), "Sum over dim (an int, a tuple, or None for all), keepdim keeps reduced dims as size 1; ints sum in int64.")
       .def("mean", [](const TensorPtr& t, py::object dim, bool keepdim) { return ops::mean(t, to_dims(dim), keepdim); },
-           py::arg("dim") = py::none(), py::arg("keepdim") = false)
+           py::arg("dim") = py::none(), py::arg("keepdim") = false, "Mean over dim (None for all); floating-point tensors only.")
       .def("prod", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::reduce(ReduceOp::Prod, t, to_dims(dim), keepdim);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Product over dim (None for all); ints multiply in int64.")
       .def("all", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::reduce(ReduceOp::All, t, to_dims(dim), keepdim);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Whether every element is nonzero, over dim (None for all).")
       .def("any", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::reduce(ReduceOp::Any, t, to_dims(dim), keepdim);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Whether some element is nonzero, over dim (None for all).")
       .def("amax", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::reduce(ReduceOp::Max, t, to_dims(dim), keepdim);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Largest value over dim (None for all); NaN propagates.")
       .def("amin", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::reduce(ReduceOp::Min, t, to_dims(dim), keepdim);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
-      .def("_max_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, true); })
-      .def("_min_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, false); })
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Smallest value over dim (None for all); NaN propagates.")
+      .def("_max_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, true); }, "(values, indices) of the maximum along one dim.")
+      .def("_min_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, false); }, "(values, indices) of the minimum along one dim.")
       .def("argmax", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
         return ops::argmax(t, dim, keepdim, true);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Index of the largest value (over the flattened tensor, or along dim); the first one on ties.")
       .def("argmin", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
         return ops::argmax(t, dim, keepdim, false);
-      }, py::arg("dim") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Index of the smallest value (over the flattened tensor, or along dim); the first one on ties.")
       .def("var", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
         return ops::var(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
-      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false)
+      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.")
       .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::logsumexp(t, *to_dims(dim), keepdim);
-      }, py::arg("dim"), py::arg("keepdim") = false)
-      .def("softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, false); }, py::arg("dim"))
-      .def("log_softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, true); }, py::arg("dim"))
-      .def("cumsum", &ops::cumsum, py::arg("dim"));
+      }, py::arg("dim"), py::arg("keepdim") = false, "log(sum(exp(x))) over dim, computed stably by shifting by the maximum.")
+      .def("softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, false); }, py::arg("dim"), "exp(x) / sum(exp(x)) along dim, computed stably (max subtracted first).")
+      .def("log_softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, true); }, py::arg("dim"), "log(softmax(x)) along dim, computed stably.")
+      .def("cumsum", &ops::cumsum, py::arg("dim"), "Cumulative sum along dim; ints accumulate in int64.");
 
   // ---- indexing ----
-  cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"))
-      .def("gather", &ops::gather, py::arg("dim"), py::arg("index"))
+  cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"), "The entries at `index` (1-D int64, no negatives) along dim, as a copy.")
+      .def("gather", &ops::gather, py::arg("dim"), py::arg("index"), "out[i][j] = self[index[i][j]][j] (for dim 0; likewise for other dims): picks along dim.")
       .def("scatter", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
         return ops::scatter(t, dim, index, scatter_src(t, index, src, "scatter"), false);
-      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      }, py::arg("dim"), py::arg("index"), py::arg("src"), "A copy of self with src written at `index` along dim (src may be a number).")
       .def("scatter_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, py::handle src) {
         ops::scatter_(t, dim, index, scatter_src(t, index, src, "scatter_"), false);
         return t;
-      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      }, py::arg("dim"), py::arg("index"), py::arg("src"), "Writes src into self at `index` along dim; returns self.")
       .def("scatter_add", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
         return ops::scatter(t, dim, index, src, true);
-      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      }, py::arg("dim"), py::arg("index"), py::arg("src"), "A copy of self with src added at `index` along dim (repeated indices accumulate).")
       .def("scatter_add_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
         ops::scatter_(t, dim, index, src, true);
         return t;
-      }, py::arg("dim"), py::arg("index"), py::arg("src"))
+      }, py::arg("dim"), py::arg("index"), py::arg("src"), "Adds src into self at `index` along dim (repeated indices accumulate); returns self.")
       .def("masked_fill", [](const TensorPtr& t, const TensorPtr& mask, py::handle v) {
         return ops::masked_fill(t, mask, to_scalar(v, "masked_fill"));
-      }, py::arg("mask"), py::arg("value"))
+      }, py::arg("mask"), py::arg("value"), "A copy with `value` where mask (bool, broadcast to self) is True.")
       .def("masked_fill_", [](const TensorPtr& t, const TensorPtr& mask, py::handle v) {
         ops::copy_(t, ops::masked_fill(t, mask, to_scalar(v, "masked_fill_")));
         return t;
-      }, py::arg("mask"), py::arg("value"))
+      }, py::arg("mask"), py::arg("value"), "Writes `value` where mask (bool, broadcast to self) is True; returns self.")
       .def("index_put_", [](const TensorPtr& t, std::vector<TensorPtr> indices, const TensorPtr& values, bool acc) {
         ops::index_put_(t, indices, values, acc);
         return t;
-      }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false)
-      .def("nonzero", &ops::nonzero);
+      }, py::arg("indices"), py::arg("values"), py::arg("accumulate") = false, "self[indices] = values (or += with accumulate=True, summing repeated indices); returns self.")
+      .def("nonzero", &ops::nonzero, "The indices of the nonzero elements, as an (n, ndim) int64 tensor.");
 
   // ---- conversion ----
   cls.def("_to_dtype", [](const TensorPtr& t, DType d, bool copy) { return ops::to_dtype(t, d, copy); },
-          py::arg("dtype"), py::arg("copy") = false)
-      .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); })
+          py::arg("dtype"), py::arg("copy") = false, "A copy converted to dtype (self if it already has it, unless copy=True).")
+      .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); }, "The tensor on another device (self if already there).")
       .def("item", [](const Tensor& t) -> py::object {
         AK_CHECK(t.numel() == 1, ValueError, "a tensor with ", t.numel(), " elements (shape ", shape_str(t.shape),
                  ") cannot be converted to a Python scalar");

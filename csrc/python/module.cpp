@@ -44,17 +44,17 @@ PYBIND11_MODULE(_C, m) {
       .value("float32", DType::Float32)
       .value("float64", DType::Float64)
       .def_property_readonly("itemsize", [](DType d) { return itemsize(d); }, "Bytes per element.")
-      .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); });
+      .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); }, "Whether this is float32 or float64.");
   m.def("promote_types", &promote_types, py::arg("a"), py::arg("b"),
         "The dtype an operation on dtypes a and b computes in (see the promotion table in csrc/core/dtype.h).");
 
   py::class_<Device>(m, "device", "Where a tensor's memory lives: 'cpu' or 'cuda:N'.")
       .def(py::init([](py::object spec) { return python::to_device(spec); }), py::arg("spec"))
-      .def_property_readonly("type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; })
+      .def_property_readonly("type", [](const Device& d) { return d.type == DeviceType::CPU ? "cpu" : "cuda"; }, "'cpu' or 'cuda'.")
       .def_property_readonly("index", [](const Device& d) -> py::object {
         if (d.type == DeviceType::CPU) return py::none();
         return py::int_(d.index);
-      })
+      }, "The CUDA device index (None for the cpu).")
       .def("__eq__", [](const Device& a, py::object b) {
         try { return a == python::to_device(b); } catch (const std::exception&) { return false; }
       })
