@@ -84,10 +84,16 @@ void bind_functions(py::module_& m) {
   }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
      "Standard normal random numbers.");
   m.def("randint", [](int64_t low, py::object high, py::object size, py::object generator, py::object dtype, py::object device) {
-    int64_t lo = low, hi = 0;
-    if (high.is_none()) { lo = 0; hi = low; } else { hi = high.cast<int64_t>(); }
-    return ops::randint(lo, hi, to_shape(size, "randint"), dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device));
-  }, py::arg("low"), py::arg("high"), py::arg("size"), py::kw_only(), py::arg("generator") = py::none(),
+    // randint(high, size) or randint(low, high, size), as in PyTorch.
+    if (size.is_none()) {
+      AK_CHECK(!high.is_none(), TypeError, "randint: expected randint(high, size) or randint(low, high, size)");
+      size = high;
+      high = py::int_(low);
+      low = 0;
+    }
+    return ops::randint(low, high.cast<int64_t>(), to_shape(size, "randint"), dtype_or(dtype, DType::Int64),
+                        gen_or_default(generator), device_or_cpu(device));
+  }, py::arg("low"), py::arg("high"), py::arg("size") = py::none(), py::kw_only(), py::arg("generator") = py::none(),
      py::arg("dtype") = py::none(), py::arg("device") = py::none(), "Random integers in [low, high).");
   m.def("randperm", [](int64_t n, py::object generator, py::object dtype, py::object device) {
     return ops::randperm(n, dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device));
