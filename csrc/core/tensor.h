@@ -57,8 +57,6 @@ Shape contiguous_strides(const Shape& shape);
 int64_t shape_numel(const Shape& shape);
 // shape_numel with checks: a ValueError for negative sizes or more than 2^63 elements.
 int64_t checked_numel(const Shape& shape);
-// shape_numel with checks: a ValueError for negative sizes or more than 2^63 elements.
-int64_t checked_numel(const Shape& shape);
 // Wraps dim into [0, ndim), raising IndexError if out of range.
 int64_t wrap_dim(int64_t dim, int64_t ndim);
 

@@ -32,13 +32,6 @@ void check_bool_sub(BinaryOp op, DType a, DType b) {
            "); to invert a mask use ~ or logical_not()");
 }
 
-// PyTorch's rule: `-` with a bool operand is an error, not a silent int op.
-void check_bool_sub(BinaryOp op, DType a, DType b) {
-  AK_CHECK(!(op == BinaryOp::Sub && (a == DType::Bool || b == DType::Bool)), TypeError,
-           "sub: subtraction with a bool operand is not supported (got ", dtype_name(a), " and ", dtype_name(b),
-           "); to invert a mask use ~ or logical_not()");
-}
-
 bool is_comparison(BinaryOp op) {
   return op == BinaryOp::Eq || op == BinaryOp::Ne || op == BinaryOp::Lt || op == BinaryOp::Le || op == BinaryOp::Gt ||
          op == BinaryOp::Ge || op == BinaryOp::LogicalAnd || op == BinaryOp::LogicalOr || op == BinaryOp::LogicalXor;
@@ -93,7 +86,6 @@ bool can_cast(DType from, DType to) {
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   check_same_device(a, b, op_name(op));
   check_bool_sub(op, a->dtype, b->dtype);
-  check_bool_sub(op, a->dtype, b->dtype);
   const DType dt = compute_dtype(op, result_type(a, b));
   const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
@@ -120,7 +112,6 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
 
 void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   check_same_device(self, other, op_name(op));
-  check_bool_sub(op, self->dtype, other->dtype);
   check_bool_sub(op, self->dtype, other->dtype);
   if (autograd::inplace_needs_history(self, {&other})) {
     AK_CHECK(!is_comparison(op), RuntimeError, op_name(op), "_: in-place comparison on a tensor in the autograd graph");
@@ -171,7 +162,6 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
            "negation, the `-` operator, on a bool tensor is not supported; use logical_not() or ~ instead");
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
-  if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
   if (op == UnaryOp::Clamp && !is_floating(t->dtype) &&
       (p.a != static_cast<double>(static_cast<int64_t>(p.a)) || p.b != static_cast<double>(static_cast<int64_t>(p.b))))

@@ -50,8 +50,6 @@ TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
            " must have as many dims as the input ", shape_str(t->shape));
   // A 0-d tensor is gathered through its 1-element view (the kernel needs a dim to step along).
   if (t->ndim() == 0) return reshape(gather(reshape(t, {1}), 0, reshape(index, {1})), {});
-  // A 0-d tensor is gathered through its 1-element view (the kernel needs a dim to step along).
-  if (t->ndim() == 0) return reshape(gather(reshape(t, {1}), 0, reshape(index, {1})), {});
   for (int64_t d = 0; d < t->ndim(); ++d)
     AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "gather: index ", shape_str(index->shape),
              " is larger than the input ", shape_str(t->shape), " in dim ", d);
@@ -130,7 +128,6 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
       dims.push_back(static_cast<int64_t>(d));
       shapes.push_back(indices[d]->shape);
     }
-  AK_CHECK(!dims.empty(), IndexError, "index: expected at least one index tensor, got none");
   AK_CHECK(!dims.empty(), IndexError, "index: expected at least one index tensor, got none");
   plan.index_shape = broadcast_shapes(shapes);
   const int64_t nb = shape_numel(plan.index_shape);

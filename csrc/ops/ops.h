@@ -108,7 +108,5 @@ TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
 // IndexError for a 0-d tensor given to an op that needs at least one dim.
 void check_has_dims(const TensorPtr& t, const char* op);
-// IndexError for a 0-d tensor given to an op that needs at least one dim.
-void check_has_dims(const TensorPtr& t, const char* op);
 
 }  // namespace aakaar::ops

@@ -171,7 +171,6 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     if (j >= 0) {
       if (size == -1) size = t->shape[j];
       AK_CHECK(size >= 0, ValueError, "expand: invalid size ", shape[i], " in ", shape_str(shape));
-      AK_CHECK(size >= 0, ValueError, "expand: invalid size ", shape[i], " in ", shape_str(shape));
       AK_CHECK(t->shape[j] == size || t->shape[j] == 1, ValueError, "expand: the tensor of shape ", shape_str(t->shape),
                " cannot be expanded to ", shape_str(shape), " (dim ", i, ": ", t->shape[j],
                " is not 1 and differs from ", size, ")");
@@ -182,7 +181,6 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
     }
     out_shape[i] = size;
   }
-  checked_numel(out_shape);
   checked_numel(out_shape);
   if (out_shape == t->shape && strides == t->strides) return t;  // nothing to expand
   TensorPtr out = make_view(t, out_shape, strides, t->offset);
@@ -240,7 +238,6 @@ TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
 
 TensorPtr unflatten(const TensorPtr& t, int64_t dim, Shape sizes) {
   check_has_dims(t, "unflatten");
-  check_has_dims(t, "unflatten");
   dim = t->wrap_dim(dim);
   sizes = infer_shape(sizes, t->shape[dim]);
   Shape shape(t->shape.begin(), t->shape.begin() + dim);
@@ -273,7 +270,6 @@ TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, s
 }
 
 TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length) {
-  check_has_dims(t, "narrow");
   check_has_dims(t, "narrow");
   dim = t->wrap_dim(dim);
   const int64_t size = t->shape[dim];
@@ -324,7 +320,6 @@ TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1) {
 
 std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
   check_has_dims(t, "split");
-  check_has_dims(t, "split");
   dim = t->wrap_dim(dim);
   AK_CHECK(size > 0 || t->shape[dim] == 0, ValueError, "split: split_size must be positive, got ", size);
   std::vector<TensorPtr> out;
@@ -335,7 +330,6 @@ std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
 }
 
 std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64_t dim) {
-  check_has_dims(t, "split");
   check_has_dims(t, "split");
   dim = t->wrap_dim(dim);
   int64_t total = 0;
@@ -354,7 +348,6 @@ std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64
 std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
   AK_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got ", chunks);
   check_has_dims(t, "chunk");
-  check_has_dims(t, "chunk");
   dim = t->wrap_dim(dim);
   // An empty dim still gives `chunks` (empty) pieces, as in PyTorch.
   if (t->shape[dim] == 0) return std::vector<TensorPtr>(chunks, narrow(t, dim, 0, 0));
@@ -363,7 +356,6 @@ std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
 }
 
 std::vector<TensorPtr> unbind(const TensorPtr& t, int64_t dim) {
-  check_has_dims(t, "unbind");
   check_has_dims(t, "unbind");
   dim = t->wrap_dim(dim);
   std::vector<TensorPtr> out;
@@ -412,12 +404,6 @@ void fill_(const TensorPtr& dst, Scalar value) {
     return autograd::inplace_with_history(dst, "fill_", [&] { return full(dst->shape, value, dst->dtype, dst->device()); });
   backend(dst->device()).fill(*dst, value);
   dst->storage->bump_version();
-}
-
-// 0-d tensors accept dim 0 and -1 (wrap_dim), but ops that index t->shape[dim]
-// need a real dim: without this check they would read past an empty shape.
-void check_has_dims(const TensorPtr& t, const char* op) {
-  AK_CHECK(t->ndim() > 0, IndexError, op, "() cannot be applied to a 0-d tensor (it has no dims)");
 }
 
 // 0-d tensors accept dim 0 and -1 (wrap_dim), but ops that index t->shape[dim]
