@@ -23,16 +23,35 @@ MaxMin = namedtuple("MaxMin", ["values", "indices"])
 _DEFAULT_DTYPES = (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool)
 
 
-def _repr(self: Tensor) -> str:
-    """PyTorch-style repr: ``tensor([[1., 2.], [3., 4.]])`` plus dtype when not a default."""
-    if self.device.type != "cpu":
-        body = np.array2string(self.cpu().numpy(), separator=", ", prefix="tensor(")
+def _float_formatter(arr: np.ndarray):
+    """PyTorch's float format: integers as ``1.``, else 4 decimals, or ``1.0000e+09`` when
+    the magnitudes span more than 1000x, exceed 1e8, or (non-integers) fall below 1e-4;
+    every element right-aligned to the widest."""
+    finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
+    nonzero = finite[finite != 0]
+    int_mode = bool(np.all(finite == np.round(finite)))
+    sci = nonzero.size > 0 and (
+        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1.0e8 or (not int_mode and nonzero.min() < 1.0e-4)
+    )
+    if sci:
+        fmt = "{:.4e}".format
+    elif int_mode:
+        fmt = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
     else:
-        arr = self.numpy()
-        if self.dtype.is_floating_point:
-            body = np.array2string(arr, separator=", ", prefix="tensor(", precision=4, floatmode="maxprec_equal")
-        else:
-            body = np.array2string(arr, separator=", ", prefix="tensor(")
+        fmt = "{:.4f}".format
+    width = max((len(fmt(x)) for x in arr.reshape(-1)), default=0)
+    return lambda x: fmt(x).rjust(width)
+
+
+def _repr(self: Tensor) -> str:
+    """PyTorch-style repr: ``tensor([[1.0000, 2.5000], ...])`` plus dtype when not a default."""
+    arr = self.cpu().numpy()
+    if self.dtype.is_floating_point:
+        body = np.array2string(
+            arr, separator=", ", prefix="tensor(", formatter={"float_kind": _float_formatter(arr)}, threshold=1000, edgeitems=3
+        )
+    else:
+        body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
     extras = []
     if self.numel() == 0 and self.ndim != 1:
         extras.append(f"size={tuple(self.shape)}")
@@ -49,6 +68,7 @@ def _tolist(self: Tensor) -> Any:
 
 
 def _iter(self: Tensor) -> Iterator[Tensor]:
+    """Iterates over the first dim (views, like ``unbind(0)``)."""
     if self.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
     return iter(self.unbind(0))
@@ -106,6 +126,7 @@ def _scalar_of(kind: type):
 
 
 def _bool(self: Tensor) -> bool:
+    """The truth value of a one-element tensor."""
     if self.numel() != 1:
         raise RuntimeError(
             f"Boolean value of a tensor with {self.numel()} elements is ambiguous; use .any() or .all()"
@@ -114,9 +135,38 @@ def _bool(self: Tensor) -> bool:
 
 
 def _index(self: Tensor) -> int:
+    """A one-element integer tensor used as a Python index."""
     if self.numel() != 1 or self.dtype.is_floating_point:
         raise TypeError("only integer tensors of a single element can be converted to an index")
     return int(self.item())
+
+
+def _cpu(self: Tensor) -> Tensor:
+    """This tensor on the cpu (itself if already there)."""
+    return self._to_device("cpu")
+
+
+def _cuda(self: Tensor, device: Any = "cuda") -> Tensor:
+    """This tensor on a CUDA device (needs a CUDA build and a GPU)."""
+    return self._to_device(device)
+
+
+def _as(dtype: Any):
+    def convert(self: Tensor) -> Tensor:
+        return self._to_dtype(dtype)
+
+    convert.__doc__ = f"``self.to({dtype.name})``: a converted copy, or self if it already is {dtype.name}."
+    return convert
+
+
+def _type_as(self: Tensor, other: Tensor) -> Tensor:
+    """This tensor converted to ``other``'s dtype."""
+    return self._to_dtype(other.dtype)
+
+
+def _is_floating_point(self: Tensor) -> bool:
+    """Whether the dtype is float32 or float64."""
+    return self.dtype.is_floating_point
 
 
 def install_methods() -> None:
@@ -126,15 +176,15 @@ def install_methods() -> None:
     Tensor.tolist = _tolist
     Tensor.__iter__ = _iter
     Tensor.to = _to
-    Tensor.cpu = lambda self: self._to_device("cpu")
-    Tensor.cuda = lambda self, device="cuda": self._to_device(device)
-    Tensor.float = lambda self: self._to_dtype(_C.dtype.float32)
-    Tensor.double = lambda self: self._to_dtype(_C.dtype.float64)
-    Tensor.long = lambda self: self._to_dtype(_C.dtype.int64)
-    Tensor.bool = lambda self: self._to_dtype(_C.dtype.bool)
-    Tensor.byte = lambda self: self._to_dtype(_C.dtype.uint8)
-    Tensor.type_as = lambda self, other: self._to_dtype(other.dtype)
-    Tensor.is_floating_point = lambda self: self.dtype.is_floating_point
+    Tensor.cpu = _cpu
+    Tensor.cuda = _cuda
+    Tensor.float = _as(_C.dtype.float32)
+    Tensor.double = _as(_C.dtype.float64)
+    Tensor.long = _as(_C.dtype.int64)
+    Tensor.bool = _as(_C.dtype.bool)
+    Tensor.byte = _as(_C.dtype.uint8)
+    Tensor.type_as = _type_as
+    Tensor.is_floating_point = _is_floating_point
     Tensor.max = _max
     Tensor.min = _min
     Tensor.std = _std
