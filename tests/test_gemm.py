@@ -47,7 +47,7 @@ def layout(x, kind):
     if kind == "c":
         return np.array(x, order="C")  # a copy, never x itself
     if kind == "f":  # column-major: what a transposed view looks like
-        return np.asfortranarray(x)
+        return np.array(x, order="F")  # a copy, never x itself
     if kind == "transposed":
         return np.ascontiguousarray(x.T).T
     if kind == "strided":  # every other row, every third column of a bigger array
@@ -304,3 +304,25 @@ print("portable ok")
                          timeout=300)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "portable ok"
+
+
+THIN_SHAPES = [(1, 784, 256), (2, 33, 70), (3, 100, 47), (4, 17, 129), (5, 40, 40),
+               (256, 784, 1), (70, 33, 2), (47, 100, 3), (129, 17, 4), (1, 3000, 1500)]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", THIN_SHAPES, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("la,lb", [("c", "c"), ("c", "f"), ("f", "c"), ("f", "f"),
+                                   ("strided", "reversed"), ("reversed", "strided")])
+def test_library_thin_products(dtype, shape, la, lb):
+    # A few rows or columns of C (batch-1 inference x @ W^T, matrix times
+    # vector) take the unpacked thin loops when the layout suits them.
+    m, k, n = shape
+    rng = np.random.default_rng(m * 7 + k * 3 + n)
+    a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+    check(gemm.matmul(layout(a, la), layout(b, lb)), a, b)
+    bias = rand(rng, (n,), dtype)
+    c0 = rand(rng, (m, n), dtype)
+    out = layout(c0, "f" if la == "f" else "c")
+    gemm.matmul(layout(a, la), layout(b, lb), alpha=2.0, beta=0.5, out=out, bias=bias, relu=True)
+    check_fused(out, a, b, bias, True, alpha=2.0, beta=0.5, c0=c0)

@@ -5,6 +5,7 @@
 
 #include "cpu/gemm/common.h"
 #include "cpu/gemm/ladder.h"
+#include "cpu/gemm/thin.h"
 
 namespace aakaar::cpu {
 
@@ -19,15 +20,13 @@ void run(const gemm_ladder::GemmArgs<T>& g) {
     apply_epilogue(g, 0, 0, g.M, g.N, g.C);
     return;
   }
-  // Tiny products, and a single row against a row-major B (a vector-matrix
-  // product, memory-bound): copying B into panels would cost as much as the
-  // arithmetic, so stream it once in v1's order instead.
-  const bool tiny = g.M * g.N * g.K < 4096;
-  const bool row_times_matrix = g.M == 1 && g.cs_b == 1 && g.cs_c == 1;
-  if (tiny || row_times_matrix) {
+  // Tiny products: the set-up of the packed loops costs more than the work.
+  if (g.M * g.N * g.K < 4096) {
     v1_loop_order(g);  // applies the epilogue too
     return;
   }
+  // A few rows (or columns) of C: packing would cost as much as the product.
+  if (thin_gemm(g)) return;
   v5_threads(g);
 }
 
