@@ -1,9 +1,11 @@
-// Device discovery through the CUDA runtime (linked statically). On a
-// machine without a GPU or driver every call reports "no device" instead of
-// failing, so the same module imports and runs on the CPU everywhere.
-#include <cuda_runtime.h>
-
+// Device discovery and synchronisation through the CUDA runtime (linked statically),
+// or through the emulator's stand-in for it (AAKAAR_CUDA_EMULATOR builds). On a
+// machine without a GPU or driver every call reports "no device" instead of failing,
+// so the same module imports and runs on the CPU everywhere.
 #include <string>
+
+#include "cuda/backend_cuda.h"
+#include "cuda/emu/cuda_emu.h"
 
 namespace aakaar::cuda {
 
@@ -29,6 +31,18 @@ int runtime_version() {
   int v = 0;
   cudaRuntimeGetVersion(&v);
   return v;
+}
+
+// Kernels run asynchronously on a GPU; this waits for all of them and reports the
+// first error one of them hit (under the emulator every launch already finished).
+void synchronize() { AAKAAR_CUDA_CHECK(cudaDeviceSynchronize()); }
+
+bool is_emulated() { return AAKAAR_EMU != 0; }
+
+// cudaMemcpy device to device: the bandwidth ceiling the elementwise and reduction
+// kernels are measured against (benchmarks only).
+void memcpy_device(void* dst, const void* src, size_t nbytes) {
+  AAKAAR_CUDA_CHECK(cudaMemcpy(dst, src, nbytes, cudaMemcpyDeviceToDevice));
 }
 
 }  // namespace aakaar::cuda

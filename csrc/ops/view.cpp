@@ -382,9 +382,13 @@ TensorPtr to_dtype(const TensorPtr& t, DType dtype, bool copy) {
 
 TensorPtr to_device(const TensorPtr& t, Device device) {
   if (t->device() == device) return t;
-  // Cross-device copies are implemented by the non-CPU backend (csrc/cuda).
-  throw RuntimeError(str("cannot move a tensor from ", t->device().str(), " to ", device.str(),
-                         ": that device is not available in this build"));
+  // Host <-> device: the backend of the non-CPU side moves the bytes (its `copy`
+  // accepts one operand on the CPU, see csrc/cuda/copy.cu). backend() raises a
+  // RuntimeError naming the device when it is not available.
+  const Backend& accel = backend(device.type == DeviceType::CPU ? t->device() : device);
+  TensorPtr out = Tensor::empty(t->shape, t->dtype, device);
+  accel.copy(*out, *t);
+  return out;
 }
 
 void copy_(const TensorPtr& dst, const TensorPtr& src) {

@@ -15,6 +15,8 @@ enum cudaError_t {
   cudaSuccess = 0,
   cudaErrorInvalidValue = 1,
   cudaErrorMemoryAllocation = 2,
+  cudaErrorNoDevice = 100,
+  cudaErrorInvalidDevice = 101,
 };
 enum cudaMemcpyKind {
   cudaMemcpyHostToHost = 0,
@@ -42,6 +44,8 @@ inline const char* cudaGetErrorString(cudaError_t e) {
     case cudaSuccess: return "no error";
     case cudaErrorInvalidValue: return "invalid argument";
     case cudaErrorMemoryAllocation: return "out of memory";
+    case cudaErrorNoDevice: return "no CUDA-capable device is detected";
+    case cudaErrorInvalidDevice: return "invalid device ordinal";
   }
   return "unknown error";
 }
@@ -85,6 +89,33 @@ inline cudaError_t cudaMemcpyToSymbol(T& symbol, const void* src, size_t bytes, 
 }
 inline cudaError_t cudaGetDevice(int* device) {
   *device = 0;
+  return cudaSuccess;
+}
+// The emulator is always exactly one device, number 0.
+inline cudaError_t cudaGetDeviceCount(int* count) {
+  *count = 1;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int device) { return device == 0 ? cudaSuccess : cudaErrorInvalidDevice; }
+// The fields of cudaDeviceProp that the library reads.
+struct cudaDeviceProp {
+  char name[256];
+  size_t totalGlobalMem;
+  int multiProcessorCount;
+  int major, minor;
+};
+inline cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
+  if (device != 0) return cudaErrorInvalidDevice;
+  *prop = cudaDeviceProp{};
+  std::strncpy(prop->name, "aakaar CUDA emulator (CPU)", sizeof prop->name - 1);
+  prop->multiProcessorCount = aakaar_emu::get_num_threads();
+  prop->major = 0;
+  prop->minor = 0;
+  return cudaSuccess;
+}
+// 0: no CUDA runtime underneath (a real runtime reports e.g. 13000).
+inline cudaError_t cudaRuntimeGetVersion(int* version) {
+  *version = 0;
   return cudaSuccess;
 }
 // The emulated device has one "multiprocessor" per OS thread that runs blocks, so grids

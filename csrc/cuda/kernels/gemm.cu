@@ -5,6 +5,7 @@
 // past the edge of A or B read zeros, and stores past the edge of C are skipped.
 #include "gemm.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -16,7 +17,16 @@ namespace {
 
 struct Strides {  // of A, B and C, in elements
   int64_t rs_a, cs_a, rs_b, cs_b, rs_c, cs_c;
+  int64_t bs_a, bs_b, bs_c;  // from one matrix of a batch to the next (blockIdx.z)
 };
+
+// Moves A, B and C to this block's matrix of the batch.
+template <typename T>
+__device__ __forceinline__ void select_batch(const T*& A, const T*& B, T*& C, const Strides& s) {
+  A += blockIdx.z * s.bs_a;
+  B += blockIdx.z * s.bs_b;
+  C += blockIdx.z * s.bs_c;
+}
 
 template <typename T>
 __device__ __forceinline__ void store_c(T* C, int64_t off, T alpha, T acc, T beta) {
@@ -28,6 +38,7 @@ __device__ __forceinline__ void store_c(T* C, int64_t off, T alpha, T acc, T bet
 // and write 32 different rows of C: every access is a separate memory transaction.
 template <typename T>
 __global__ void gemm_naive_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s) {
+  select_batch(A, B, C, s);
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   const int j = blockIdx.y * blockDim.y + threadIdx.y;
   if (i >= M || j >= N) return;  // no barrier in this kernel, so returning early is fine
@@ -43,6 +54,7 @@ __global__ void gemm_naive_kernel(int M, int N, int K, T alpha, const T* A, cons
 template <typename T>
 __global__ void gemm_coalesced_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                       Strides s) {
+  select_batch(A, B, C, s);
   const int j = blockIdx.x * blockDim.x + threadIdx.x;
   const int i = blockIdx.y * blockDim.y + threadIdx.y;
   if (i >= M || j >= N) return;
@@ -61,6 +73,7 @@ constexpr int kTile = 32;
 template <typename T>
 __global__ void gemm_shared_tiles_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                          Strides s) {
+  select_batch(A, B, C, s);
   __shared__ T As[kTile][kTile];
   __shared__ T Bs[kTile][kTile];
   const int tx = threadIdx.x, ty = threadIdx.y;
@@ -88,6 +101,7 @@ constexpr int k1dThreads = k1dBM * k1dBN / k1dTM;  // 512
 template <typename T>
 __global__ void gemm_blocktile_1d_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                          Strides s) {
+  select_batch(A, B, C, s);
   __shared__ T As[k1dBM][k1dBK];
   __shared__ T Bs[k1dBK][k1dBN];
   const int tid = threadIdx.x;
@@ -125,6 +139,7 @@ constexpr int k2dThreads = (k2dBM / k2dTM) * (k2dBN / k2dTN);  // 256
 template <typename T>
 __global__ void __launch_bounds__(k2dThreads)
     gemm_blocktile_2d_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s) {
+  select_batch(A, B, C, s);
   __shared__ T As[k2dBK][k2dBM];  // A's tile stored transposed: a column of A is contiguous
   __shared__ T Bs[k2dBK][k2dBN];
   const int tid = threadIdx.x;
@@ -165,49 +180,69 @@ unsigned blocks_for(int64_t n, int per_block) { return static_cast<unsigned>((n 
 }  // namespace
 
 template <typename T>
-void gemm(GemmVersion version, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
-          const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
-  if (M < 0 || N < 0 || K < 0)
-    throw std::invalid_argument("gemm: negative size M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                                " K=" + std::to_string(K));
+void gemm_batched(GemmVersion version, int64_t batch, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+                  int64_t bs_a, int64_t rs_a, int64_t cs_a, const T* B, int64_t bs_b, int64_t rs_b, int64_t cs_b, T beta,
+                  T* C, int64_t bs_c, int64_t rs_c, int64_t cs_c) {
+  if (batch < 0 || M < 0 || N < 0 || K < 0)
+    throw std::invalid_argument("gemm: negative size batch=" + std::to_string(batch) + " M=" + std::to_string(M) +
+                                " N=" + std::to_string(N) + " K=" + std::to_string(K));
   // Indices inside the kernels are int, and the grid's y dimension (row tiles; column
   // tiles in v1) is limited to 65535 blocks of at least 32.
   if (M > 65535LL * 32 || N > 65535LL * 32 || K > (1 << 30))
     throw std::invalid_argument("gemm: sizes M=" + std::to_string(M) + " N=" + std::to_string(N) +
                                 " K=" + std::to_string(K) + " are too large for the CUDA kernels");
-  if (M == 0 || N == 0) return;
-  const Strides s{rs_a, cs_a, rs_b, cs_b, rs_c, cs_c};
+  if (batch == 0 || M == 0 || N == 0) return;
   const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
-  switch (version) {
-    case GemmVersion::Naive:
-      AAKAAR_LAUNCH((gemm_naive_kernel<T>), dim3(blocks_for(M, 32), blocks_for(N, 32)), dim3(32, 32), 0,
-                    m, n, k, alpha, A, B, beta, C, s);
-      break;
-    case GemmVersion::Coalesced:
-      AAKAAR_LAUNCH((gemm_coalesced_kernel<T>), dim3(blocks_for(N, 32), blocks_for(M, 32)), dim3(32, 32), 0,
-                    m, n, k, alpha, A, B, beta, C, s);
-      break;
-    case GemmVersion::SharedTiles:
-      AAKAAR_LAUNCH((gemm_shared_tiles_kernel<T>), dim3(blocks_for(N, kTile), blocks_for(M, kTile)),
-                    dim3(kTile, kTile), 0, m, n, k, alpha, A, B, beta, C, s);
-      break;
-    case GemmVersion::BlockTiling1D:
-      AAKAAR_LAUNCH((gemm_blocktile_1d_kernel<T>), dim3(blocks_for(N, k1dBN), blocks_for(M, k1dBM)),
-                    k1dThreads, 0, m, n, k, alpha, A, B, beta, C, s);
-      break;
-    case GemmVersion::BlockTiling2D:
-      AAKAAR_LAUNCH((gemm_blocktile_2d_kernel<T>), dim3(blocks_for(N, k2dBN), blocks_for(M, k2dBM)),
-                    k2dThreads, 0, m, n, k, alpha, A, B, beta, C, s);
-      break;
-    default:
-      throw std::invalid_argument("gemm: unknown version " + std::to_string(static_cast<int>(version)));
+  // The grid's z dimension walks the batch, at most 65535 matrices per launch.
+  for (int64_t b0 = 0; b0 < batch; b0 += 65535) {
+    const unsigned nb = static_cast<unsigned>(std::min<int64_t>(65535, batch - b0));
+    const Strides s{rs_a, cs_a, rs_b, cs_b, rs_c, cs_c, bs_a, bs_b, bs_c};
+    const T* a = A + b0 * bs_a;
+    const T* b = B + b0 * bs_b;
+    T* c = C + b0 * bs_c;
+    switch (version) {
+      case GemmVersion::Naive:
+        AAKAAR_LAUNCH((gemm_naive_kernel<T>), dim3(blocks_for(M, 32), blocks_for(N, 32), nb), dim3(32, 32), 0,
+                      m, n, k, alpha, a, b, beta, c, s);
+        break;
+      case GemmVersion::Coalesced:
+        AAKAAR_LAUNCH((gemm_coalesced_kernel<T>), dim3(blocks_for(N, 32), blocks_for(M, 32), nb), dim3(32, 32), 0,
+                      m, n, k, alpha, a, b, beta, c, s);
+        break;
+      case GemmVersion::SharedTiles:
+        AAKAAR_LAUNCH((gemm_shared_tiles_kernel<T>), dim3(blocks_for(N, kTile), blocks_for(M, kTile), nb),
+                      dim3(kTile, kTile), 0, m, n, k, alpha, a, b, beta, c, s);
+        break;
+      case GemmVersion::BlockTiling1D:
+        AAKAAR_LAUNCH((gemm_blocktile_1d_kernel<T>), dim3(blocks_for(N, k1dBN), blocks_for(M, k1dBM), nb),
+                      k1dThreads, 0, m, n, k, alpha, a, b, beta, c, s);
+        break;
+      case GemmVersion::BlockTiling2D:
+        AAKAAR_LAUNCH((gemm_blocktile_2d_kernel<T>), dim3(blocks_for(N, k2dBN), blocks_for(M, k2dBM), nb),
+                      k2dThreads, 0, m, n, k, alpha, a, b, beta, c, s);
+        break;
+      default:
+        throw std::invalid_argument("gemm: unknown version " + std::to_string(static_cast<int>(version)));
+    }
+    AAKAAR_CHECK_LAUNCH();
   }
-  AAKAAR_CHECK_LAUNCH();
+}
+
+template <typename T>
+void gemm(GemmVersion version, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
+          const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
+  gemm_batched<T>(version, 1, M, N, K, alpha, A, 0, rs_a, cs_a, B, 0, rs_b, cs_b, beta, C, 0, rs_c, cs_c);
 }
 
 template void gemm<float>(GemmVersion, int64_t, int64_t, int64_t, float, const float*, int64_t, int64_t,
                           const float*, int64_t, int64_t, float, float*, int64_t, int64_t);
 template void gemm<double>(GemmVersion, int64_t, int64_t, int64_t, double, const double*, int64_t, int64_t,
                            const double*, int64_t, int64_t, double, double*, int64_t, int64_t);
+template void gemm_batched<float>(GemmVersion, int64_t, int64_t, int64_t, int64_t, float, const float*, int64_t,
+                                  int64_t, int64_t, const float*, int64_t, int64_t, int64_t, float, float*, int64_t,
+                                  int64_t, int64_t);
+template void gemm_batched<double>(GemmVersion, int64_t, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                                   int64_t, int64_t, const double*, int64_t, int64_t, int64_t, double, double*, int64_t,
+                                   int64_t, int64_t);
 
 }  // namespace aakaar::cuda

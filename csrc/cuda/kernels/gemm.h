@@ -23,4 +23,11 @@ template <typename T>
 void gemm(GemmVersion version, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a,
           int64_t cs_a, const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c);
 
+// `batch` independent products in one launch (grid z): matrix b of A starts at A + b * bs_a,
+// and likewise for B and C. Strides of 0 reuse one matrix for the whole batch.
+template <typename T>
+void gemm_batched(GemmVersion version, int64_t batch, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
+                  int64_t bs_a, int64_t rs_a, int64_t cs_a, const T* B, int64_t bs_b, int64_t rs_b, int64_t cs_b, T beta,
+                  T* C, int64_t bs_c, int64_t rs_c, int64_t cs_c);
+
 }  // namespace aakaar::cuda

@@ -1,0 +1,38 @@
+// The CUDA entry of the dispatch table, registered at load time only when a device is
+// usable: on a machine without a GPU or driver the module imports and runs on the CPU,
+// and asking for "cuda" raises the dispatcher's "device not available" RuntimeError.
+#include "cuda/backend_cuda.h"
+
+#include "core/error.h"
+#include "cuda/allocator.h"
+#include "cuda/emu/cuda_emu.h"
+#include "cuda/kernels/gemm.h"
+
+namespace aakaar::cuda {
+
+// out[b] = a[b] @ b[b] through the best rung of the GEMM ladder, one launch for the
+// whole batch; any strides (transposed and sliced operands need no copy).
+void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
+  const int64_t batch = out.shape[0], M = out.shape[1], N = out.shape[2], K = a.shape[2];
+  AK_DISPATCH_FLOAT(out.dtype, "matmul", [&](auto tag) {
+    using T = decltype(tag);
+    gemm_batched<T>(kBestGemm, batch, M, N, K, T(1), a.data<T>(), a.strides[0], a.strides[1], a.strides[2],
+                    b.data<T>(), b.strides[0], b.strides[1], b.strides[2], T(0), out.data<T>(), out.strides[0],
+                    out.strides[1], out.strides[2]);
+  });
+}
+
+namespace {
+
+const Backend kCudaBackend{allocate_storage, copy,    fill,   binary,  unary,          where,        reduce,
+                           arg_reduce,       softmax, cumsum, bmm,     gather,         scatter,      random_uniform,
+                           random_normal};
+
+struct Registrar {
+  Registrar() {
+    if (device_count() > 0) register_backend(DeviceType::CUDA, &kCudaBackend);
+  }
+} registrar;
+
+}  // namespace
+}  // namespace aakaar::cuda

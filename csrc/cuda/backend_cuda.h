@@ -1,0 +1,42 @@
+// The CUDA backend: one function per entry of the dispatch table (core/backend.h),
+// spread over the files beside this one by kind of kernel. backend_cuda.cu assembles
+// them into the table and registers it when a device is usable.
+//
+// The same sources build for a real GPU (nvcc) and for the CUDA emulator (the host
+// compiler, cuda/emu), where "device memory" is host memory and kernels run on the CPU.
+#pragma once
+#include "core/backend.h"
+
+namespace aakaar::cuda {
+
+// copy.cu. `copy` also moves bytes between the host and the device when exactly one
+// of dst and src lives on the CPU (this is how ops::to_device crosses devices).
+void copy(const Tensor& dst, const Tensor& src);
+void fill(const Tensor& dst, Scalar value);
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b);
+
+// elementwise_ops.cu
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b);
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p);
+
+// index_ops.cu
+void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index);
+void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src, bool add);
+
+// reduce_ops.cu
+void reduce(ReduceOp op, const Tensor& out, const Tensor& in);
+void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim);
+void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log);
+void cumsum(const Tensor& out, const Tensor& in, int64_t dim);
+
+// random_ops.cu
+void random_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high);
+void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std);
+
+// backend_cuda.cu
+void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
+
+// runtime.cu
+int device_count();
+
+}  // namespace aakaar::cuda

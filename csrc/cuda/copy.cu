@@ -1,0 +1,104 @@
+// Copies on the device (any strides, any pair of dtypes), copies between the host and
+// the device, fill and where: the elementwise kernels with no arithmetic in them.
+#include <type_traits>
+
+#include "core/error.h"
+#include "cuda/backend_cuda.h"
+#include "cuda/map_kernel.cuh"
+
+namespace aakaar::cuda {
+namespace {
+
+// dst[i] = (D) src[i]; to bool means "is nonzero", as on the CPU.
+template <typename D, typename S>
+struct CopyF {
+  D* dst;
+  const S* src;
+  __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const {
+    if constexpr (std::is_same_v<D, bool>) dst[o[0]] = src[o[1]] != S(0);
+    else dst[o[0]] = static_cast<D>(src[o[1]]);
+  }
+};
+
+template <typename T>
+struct FillF {
+  T* dst;
+  T value;
+  __device__ __forceinline__ void operator()(const int64_t (&o)[1]) const { dst[o[0]] = value; }
+};
+
+template <typename T>
+struct WhereF {
+  T* out;
+  const bool* cond;
+  const T* a;
+  const T* b;
+  __device__ __forceinline__ void operator()(const int64_t (&o)[4]) const {
+    out[o[0]] = cond[o[1]] ? a[o[2]] : b[o[3]];
+  }
+};
+
+void device_copy(const Tensor& dst, const Tensor& src) {
+  AK_DISPATCH_ALL(dst.dtype, "copy", [&](auto dtag) {
+    using D = decltype(dtag);
+    AK_DISPATCH_ALL(src.dtype, "copy", [&](auto stag) {
+      using S = decltype(stag);
+      launch_map<2>(dst.shape, {&dst, &src}, CopyF<D, S>{dst.data<D>(), src.data<S>()});
+    });
+  });
+}
+
+// A fresh contiguous tensor on `device` with t's shape and dtype.
+Tensor empty_like(const Tensor& t, Device device) { return *Tensor::empty(t.shape, t.dtype, device); }
+
+// Host <-> device. cudaMemcpy moves one contiguous block of bytes, so a strided or
+// dtype-converting copy goes through a contiguous staging tensor on whichever side
+// can do the conversion itself (the CPU backend on the host, the kernels on the device).
+void cross_device_copy(const Tensor& dst, const Tensor& src) {
+  AK_CHECK(dst.shape == src.shape, RuntimeError, "copy between devices: shapes ", shape_str(dst.shape), " and ",
+           shape_str(src.shape), " differ");
+  const bool to_device = src.device().type == DeviceType::CPU;
+  const Device host{}, dev = to_device ? dst.device() : src.device();
+  // The source as one contiguous block, still in its own dtype and place.
+  Tensor s = src;
+  if (!src.is_contiguous()) {
+    s = empty_like(src, src.device());
+    backend(src.device()).copy(s, src);
+  }
+  const size_t nbytes = static_cast<size_t>(s.numel() * s.element_size());
+  if (dst.is_contiguous() && dst.dtype == s.dtype) {
+    if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), s.data_ptr(), nbytes,
+                                             to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+    return;
+  }
+  Tensor staged = empty_like(s, to_device ? dev : host);
+  if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(staged.data_ptr(), s.data_ptr(), nbytes,
+                                           to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+  backend(dst.device()).copy(dst, staged);
+}
+
+}  // namespace
+
+void copy(const Tensor& dst, const Tensor& src) {
+  if (dst.device().type != src.device().type) return cross_device_copy(dst, src);
+  AK_CHECK(dst.device() == src.device(), RuntimeError, "copy: tensors on ", dst.device().str(), " and ",
+           src.device().str());
+  device_copy(dst, src);
+}
+
+void fill(const Tensor& dst, Scalar value) {
+  AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
+    using T = decltype(tag);
+    const T v = value.kind == Scalar::Kind::Float ? static_cast<T>(value.f) : static_cast<T>(value.i);
+    launch_map<1>(dst.shape, {&dst}, FillF<T>{dst.data<T>(), v});
+  });
+}
+
+void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
+  AK_DISPATCH_ALL(out.dtype, "where", [&](auto tag) {
+    using T = decltype(tag);
+    launch_map<4>(out.shape, {&out, &cond, &a, &b}, WhereF<T>{out.data<T>(), cond.data<bool>(), a.data<T>(), b.data<T>()});
+  });
+}
+
+}  // namespace aakaar::cuda

@@ -1,0 +1,111 @@
+// Scalar maths for the CUDA elementwise kernels, with the CPU kernels' semantics
+// (csrc/cpu/elementwise_loops.h): Python's floor division and modulo, NaN-propagating
+// maximum/minimum, integer powers, PyTorch's relu/gelu/softplus definitions.
+//
+// Overloads on float and double call the C maths functions by their exact names
+// (expf / exp, ...): those exist both as CUDA device functions and in the host's libm,
+// so the same source means the same function under nvcc and under the emulator.
+#pragma once
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+#include "core/backend.h"
+#include "cuda/emu/cuda_emu.h"
+
+namespace aakaar::cuda::dmath {
+
+#define AK_DMATH_UNARY(name, f32, f64)                                          \
+  __host__ __device__ __forceinline__ float name(float x) { return f32(x); }  \
+  __host__ __device__ __forceinline__ double name(double x) { return f64(x); }
+AK_DMATH_UNARY(exp_, expf, exp)
+AK_DMATH_UNARY(log_, logf, log)
+AK_DMATH_UNARY(log1p_, log1pf, log1p)
+AK_DMATH_UNARY(expm1_, expm1f, expm1)
+AK_DMATH_UNARY(sqrt_, sqrtf, sqrt)
+AK_DMATH_UNARY(sin_, sinf, sin)
+AK_DMATH_UNARY(cos_, cosf, cos)
+AK_DMATH_UNARY(tanh_, tanhf, tanh)
+AK_DMATH_UNARY(erf_, erff, erf)
+AK_DMATH_UNARY(floor_, floorf, floor)
+AK_DMATH_UNARY(ceil_, ceilf, ceil)
+AK_DMATH_UNARY(rint_, rintf, rint)  // round half to even, like the CPU's nearbyint
+AK_DMATH_UNARY(fabs_, fabsf, fabs)
+#undef AK_DMATH_UNARY
+__host__ __device__ __forceinline__ float fmod_(float a, float b) { return fmodf(a, b); }
+__host__ __device__ __forceinline__ double fmod_(double a, double b) { return fmod(a, b); }
+__host__ __device__ __forceinline__ float pow_(float a, float b) { return powf(a, b); }
+__host__ __device__ __forceinline__ double pow_(double a, double b) { return pow(a, b); }
+__host__ __device__ __forceinline__ float copysign_(float a, float b) { return copysignf(a, b); }
+__host__ __device__ __forceinline__ double copysign_(double a, double b) { return copysign(a, b); }
+
+template <typename T>
+__host__ __device__ __forceinline__ bool is_nan(T x) {
+  return x != x;  // false for every integer type
+}
+
+// Python's floor division (the quotient rounded towards -inf).
+template <typename T>
+__device__ __forceinline__ T floor_div(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (b == 0) return a / b;
+    const T mod = fmod_(a, b);
+    T div = (a - mod) / b;
+    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
+    if (div == 0) return copysign_(T(0), a / b);
+    T fl = floor_(div);
+    if (div - fl > T(0.5)) fl += 1;
+    return fl;
+  } else {
+    // The op checks for zero divisors first; 0 here keeps a stray one harmless (on the
+    // emulator an integer division by zero would kill the process).
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // no INT_MIN / -1 trap
+      T q = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+      return q;
+    } else {
+      return a / b;
+    }
+  }
+}
+
+// Python's modulo: the result takes the divisor's sign.
+template <typename T>
+__device__ __forceinline__ T py_mod(T a, T b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = fmod_(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    else if (r == 0) r = copysign_(T(0), b);
+    return r;
+  } else {
+    if (b == 0) return T(0);
+    if constexpr (std::is_signed_v<T>) {
+      if (b == -1) return 0;
+      T r = a % b;
+      if (r != 0 && ((r < 0) != (b < 0))) r += b;
+      return r;
+    } else {
+      return a % b;
+    }
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T int_pow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+template <typename T>
+__device__ __forceinline__ T sigmoid(T x) {
+  return T(1) / (T(1) + exp_(-x));
+}
+
+}  // namespace aakaar::cuda::dmath

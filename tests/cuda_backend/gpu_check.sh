@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# On a machine with a GPU: builds aakaar with nvcc (AAKAAR_CUDA=ON) for one architecture,
+# runs the CUDA backend suite against it, then the benchmark (GEMM 4096^3 vs cuBLAS,
+# elementwise/reduction GB/s vs device-to-device memcpy). Run from the repository root.
+#   ARCH=90-real (H100/H200; 80-real for A100)   OUT=folder for the JSON result
+set -euo pipefail
+ARCH=${ARCH:-90-real}
+OUT=${OUT:-build/cuda-gpu-module}
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader || true
+pkg=$(python tests/cuda_backend/emu_module.py ON "$ARCH" | tail -1)
+echo "built: $pkg"
+boot=$(python -c 'import sys; sys.path.insert(0, "tests/cuda_backend"); import emu_module; print(emu_module.BOOTSTRAP)')
+AAKAAR_EXPECT_CUDA=gpu PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" \
+  python -c "$boot" tests/cuda_backend/suite -q -p no:cacheprovider -rfEs -x --durations=5 || echo "SUITE FAILED"
+mkdir -p "$OUT"
+PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" python -c "
+import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']
+sys.argv = ['bench_gpu.py', '--json', '$OUT/bench.json']; sys.path.insert(0, 'tests/cuda_backend')
+import bench_gpu; bench_gpu.main()"
