@@ -16,5 +16,6 @@ fi
 # Two build jobs: the reference machines have two cores.
 export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-2}
 .venv/bin/python -m pip install --quiet --disable-pip-version-check -e ".[test,torch,book]"
-bash scripts/install_book_deps.sh
+# The book tools (jupyter-book, anywidget) are found through the venv.
+PATH="$repo_root/.venv/bin:$PATH" bash scripts/install_book_deps.sh
 .venv/bin/python -c "import aakaar, sys; print('setup: aakaar', aakaar.__version__, 'kernels', aakaar._C.cpu_isa(), 'cuda built', aakaar.cuda.is_built())"

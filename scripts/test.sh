@@ -6,4 +6,5 @@ set -euo pipefail
 repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$repo_root"
 bash scripts/setup.sh
-.venv/bin/python -m pytest -n 2 --dist loadgroup -q "$@" tests
+source .venv/bin/activate  # the tests start jupyter-book and python from the venv
+python -m pytest -n 2 --dist loadgroup -q "$@" tests

@@ -4,6 +4,9 @@
 // and by elementwise_avx2.cpp with -mavx2 -mfma; the library picks one at run
 // time (cpu/isa.h). AK_KERNEL_NS names the namespace of each copy.
 #include <cmath>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -11,6 +14,7 @@
 
 #include "core/backend.h"
 #include "cpu/iterator.h"
+#include "cpu/vec_math.h"
 
 #ifndef AK_KERNEL_NS
 #error "define AK_KERNEL_NS before including elementwise_loops.h"
@@ -18,6 +22,7 @@
 
 namespace aakaar::cpu::AK_KERNEL_NS {
 
+// [[book:binary_run]]
 // One run of `n` elements: out = f(a, b). The first branches are the cases
 // the compiler vectorises (all contiguous, or one operand a broadcast scalar).
 template <typename Out, typename In, typename F>
@@ -44,6 +49,7 @@ inline void binary_run(char** p, const int64_t* s, int64_t n, F f) {
           f(*reinterpret_cast<const In*>(p[1] + i * s[1]), *reinterpret_cast<const In*>(p[2] + i * s[2]));
   }
 }
+// [[/book:binary_run]]
 
 template <typename Out, typename In, typename F>
 inline void unary_run(char** p, const int64_t* s, int64_t n, F f) {
@@ -182,7 +188,9 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return -x; });
     case UnaryOp::Abs: return unary_apply<T, T>(out, in, [](T x) { return std::abs(x); });
     case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return T((x > 0) - (x < 0)) + x * 0; });
-    case UnaryOp::Exp: return unary_apply<T, T>(out, in, [](T x) { return std::exp(x); });
+    case UnaryOp::Exp:
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return exp_f32(x); });
+      else return unary_apply<T, T>(out, in, [](T x) { return std::exp(x); });
     case UnaryOp::Log: return unary_apply<T, T>(out, in, [](T x) { return std::log(x); });
     case UnaryOp::Log1p: return unary_apply<T, T>(out, in, [](T x) { return std::log1p(x); });
     case UnaryOp::Expm1: return unary_apply<T, T>(out, in, [](T x) { return std::expm1(x); });
@@ -190,8 +198,12 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::Rsqrt: return unary_apply<T, T>(out, in, [](T x) { return T(1) / std::sqrt(x); });
     case UnaryOp::Sin: return unary_apply<T, T>(out, in, [](T x) { return std::sin(x); });
     case UnaryOp::Cos: return unary_apply<T, T>(out, in, [](T x) { return std::cos(x); });
-    case UnaryOp::Tanh: return unary_apply<T, T>(out, in, [](T x) { return std::tanh(x); });
-    case UnaryOp::Sigmoid: return unary_apply<T, T>(out, in, [](T x) { return sigmoid(x); });
+    case UnaryOp::Tanh:
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return tanh_f32(x); });
+      else return unary_apply<T, T>(out, in, [](T x) { return std::tanh(x); });
+    case UnaryOp::Sigmoid:
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return sigmoid_f32(x); });
+      else return unary_apply<T, T>(out, in, [](T x) { return sigmoid(x); });
     case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : (x != x ? x : T(0)); });
     case UnaryOp::Gelu:
       return unary_apply<T, T>(out, in, [](T x) { return T(0.5) * x * (T(1) + std::erf(x * T(M_SQRT1_2))); });
@@ -200,7 +212,9 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
         const T k = T(0.7978845608028654);  // sqrt(2/pi)
         return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
       });
-    case UnaryOp::Silu: return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid(x); });
+    case UnaryOp::Silu:
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid_f32(x); });
+      else return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid(x); });
     case UnaryOp::Softplus:  // a = beta, b = threshold: above it softplus(x) == x to working precision
       return unary_apply<T, T>(out, in, [pa, pb](T x) { return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa; });
     case UnaryOp::Floor: return unary_apply<T, T>(out, in, [](T x) { return std::floor(x); });
@@ -282,19 +296,76 @@ void copy(const Tensor& dst, const Tensor& src) {
   });
 }
 
-// Sum of a contiguous run, with 8 independent accumulators: the compiler keeps
-// them in vector registers, and splitting the sum also shortens the chain of
-// rounding errors (each accumulator sees n/8 terms).
+// Sum of a contiguous run with 32 independent accumulators: the compiler
+// keeps them in four vector registers, so four vector adds are in flight at
+// once (one accumulator would wait on the add latency every step), and
+// splitting the sum also shortens each chain of rounding errors.
 template <typename T, typename Acc>
 Acc sum_contiguous(const T* x, int64_t n) {
-  Acc acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  constexpr int K = 32;
+  Acc acc[K] = {};
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8)
-    for (int k = 0; k < 8; ++k) acc[k] += static_cast<Acc>(x[i + k]);
+  for (; i + K <= n; i += K)
+    for (int k = 0; k < K; ++k) acc[k] += static_cast<Acc>(x[i + k]);
   Acc total = 0;
   for (; i < n; ++i) total += static_cast<Acc>(x[i]);
-  return total + ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+  for (int w = K / 2; w > 0; w /= 2)  // pairwise combine
+    for (int k = 0; k < w; ++k) acc[k] += acc[k + w];
+  return total + acc[0];
 }
+
+// Max (or min) of a contiguous run; NaN anywhere gives NaN (PyTorch's rule).
+// GCC does not vectorise a float max reduction with NaN semantics on its own,
+// so the AVX2 build spells it out: four vector accumulators, and an "any NaN"
+// mask kept apart from the comparison.
+template <typename T, bool IsMax>
+T extreme_contiguous(const T* x, int64_t n, T init) {
+  T best = init;
+  bool any_nan = init != init;
+  int64_t i = 0;
+#ifdef __AVX2__
+  if constexpr (std::is_same_v<T, float>) {
+    __m256 acc[4], nan = _mm256_setzero_ps();
+    for (auto& a : acc) a = _mm256_set1_ps(init);
+    for (; i + 32 <= n; i += 32)
+      for (int k = 0; k < 4; ++k) {
+        const __m256 v = _mm256_loadu_ps(x + i + 8 * k);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        acc[k] = IsMax ? _mm256_max_ps(acc[k], v) : _mm256_min_ps(acc[k], v);
+      }
+    any_nan |= _mm256_movemask_ps(nan) != 0;
+    alignas(32) float lanes[8];
+    for (auto& a : acc) {
+      _mm256_store_ps(lanes, a);
+      for (float v : lanes) best = IsMax ? (v > best ? v : best) : (v < best ? v : best);
+    }
+  } else if constexpr (std::is_same_v<T, double>) {
+    __m256d acc[4], nan = _mm256_setzero_pd();
+    for (auto& a : acc) a = _mm256_set1_pd(init);
+    for (; i + 16 <= n; i += 16)
+      for (int k = 0; k < 4; ++k) {
+        const __m256d v = _mm256_loadu_pd(x + i + 4 * k);
+        nan = _mm256_or_pd(nan, _mm256_cmp_pd(v, v, _CMP_UNORD_Q));
+        acc[k] = IsMax ? _mm256_max_pd(acc[k], v) : _mm256_min_pd(acc[k], v);
+      }
+    any_nan |= _mm256_movemask_pd(nan) != 0;
+    alignas(32) double lanes[4];
+    for (auto& a : acc) {
+      _mm256_store_pd(lanes, a);
+      for (double v : lanes) best = IsMax ? (v > best ? v : best) : (v < best ? v : best);
+    }
+  }
+#endif
+  for (; i < n; ++i) {
+    any_nan |= x[i] != x[i];
+    best = IsMax ? (x[i] > best ? x[i] : best) : (x[i] < best ? x[i] : best);
+  }
+  return any_nan ? std::numeric_limits<T>::quiet_NaN() : best;
+}
+float max_contiguous_f32(const float* x, int64_t n, float init) { return extreme_contiguous<float, true>(x, n, init); }
+float min_contiguous_f32(const float* x, int64_t n, float init) { return extreme_contiguous<float, false>(x, n, init); }
+double max_contiguous_f64(const double* x, int64_t n, double init) { return extreme_contiguous<double, true>(x, n, init); }
+double min_contiguous_f64(const double* x, int64_t n, double init) { return extreme_contiguous<double, false>(x, n, init); }
 
 float sum_contiguous_f32(const float* x, int64_t n) {
   // Blocks of 256 summed in float, blocks combined in double: float speed,

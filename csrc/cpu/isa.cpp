@@ -13,10 +13,13 @@ bool has_avx2() {
 
 const ElementwiseKernels& kernels() {
   static const ElementwiseKernels baseline_k{baseline::binary, baseline::unary, baseline::copy,
-                                             baseline::sum_contiguous_f32, baseline::sum_contiguous_f64};
+                                             baseline::sum_contiguous_f32, baseline::sum_contiguous_f64,
+                                             baseline::max_contiguous_f32, baseline::min_contiguous_f32,
+                                             baseline::max_contiguous_f64, baseline::min_contiguous_f64};
 #if defined(__x86_64__) || defined(_M_X64)
   static const ElementwiseKernels avx2_k{avx2::binary, avx2::unary, avx2::copy, avx2::sum_contiguous_f32,
-                                         avx2::sum_contiguous_f64};
+                                         avx2::sum_contiguous_f64, avx2::max_contiguous_f32, avx2::min_contiguous_f32,
+                                         avx2::max_contiguous_f64, avx2::min_contiguous_f64};
   return has_avx2() ? avx2_k : baseline_k;
 #else
   return baseline_k;

@@ -13,7 +13,11 @@ namespace aakaar::cpu {
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p);   \
   void copy(const Tensor& dst, const Tensor& src);                               \
   float sum_contiguous_f32(const float* x, int64_t n);                           \
-  double sum_contiguous_f64(const double* x, int64_t n);
+  double sum_contiguous_f64(const double* x, int64_t n);                         \
+  float max_contiguous_f32(const float* x, int64_t n, float init);              \
+  float min_contiguous_f32(const float* x, int64_t n, float init);              \
+  double max_contiguous_f64(const double* x, int64_t n, double init);           \
+  double min_contiguous_f64(const double* x, int64_t n, double init);
 
 namespace baseline { AK_ISA_DECLS }
 namespace avx2 { AK_ISA_DECLS }
@@ -27,6 +31,10 @@ struct ElementwiseKernels {
   void (*copy)(const Tensor&, const Tensor&);
   float (*sum_f32)(const float*, int64_t);
   double (*sum_f64)(const double*, int64_t);
+  float (*max_f32)(const float*, int64_t, float);
+  float (*min_f32)(const float*, int64_t, float);
+  double (*max_f64)(const double*, int64_t, double);
+  double (*min_f64)(const double*, int64_t, double);
 };
 // The best build for this CPU, chosen once.
 const ElementwiseKernels& kernels();

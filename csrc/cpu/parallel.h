@@ -22,8 +22,11 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
   if (n <= 0) return;
   int threads = get_num_threads();
 #ifdef AAKAAR_OPENMP
-  if (threads > 1 && n >= 2 * grain && !in_parallel_region()) {
-    const int64_t chunks = std::min<int64_t>(threads, n / std::max<int64_t>(grain, 1));
+  grain = std::max<int64_t>(grain, 1);
+  // n / 2 >= grain, not n >= 2 * grain: callers pass INT64_MAX for "never
+  // split", and doubling it would overflow into a negative number.
+  if (threads > 1 && n / 2 >= grain && !in_parallel_region()) {
+    const int64_t chunks = std::min<int64_t>(threads, n / grain);
 #pragma omp parallel num_threads(static_cast<int>(chunks))
     {
       const int64_t t = omp_get_thread_num();

@@ -7,6 +7,7 @@
 #include "cpu/backend_cpu.h"
 #include "cpu/isa.h"
 #include "cpu/iterator.h"
+#include "cpu/vec_math.h"
 
 namespace aakaar::cpu {
 namespace {
@@ -40,9 +41,19 @@ struct Reducer {
     return acc;
   }
   T reduce_run(const char* p, int64_t stride, int64_t n, T acc) const {
-    if (op == ReduceOp::Sum && stride == sizeof(T)) {
-      if constexpr (std::is_same_v<T, float>) return acc + kernels().sum_f32(reinterpret_cast<const float*>(p), n);
-      if constexpr (std::is_same_v<T, double>) return acc + kernels().sum_f64(reinterpret_cast<const double*>(p), n);
+    if (stride == sizeof(T)) {  // contiguous: the vectorised loops
+      if constexpr (std::is_same_v<T, float>) {
+        const float* x = reinterpret_cast<const float*>(p);
+        if (op == ReduceOp::Sum) return acc + kernels().sum_f32(x, n);
+        if (op == ReduceOp::Max) return kernels().max_f32(x, n, acc);
+        if (op == ReduceOp::Min) return kernels().min_f32(x, n, acc);
+      }
+      if constexpr (std::is_same_v<T, double>) {
+        const double* x = reinterpret_cast<const double*>(p);
+        if (op == ReduceOp::Sum) return acc + kernels().sum_f64(x, n);
+        if (op == ReduceOp::Max) return kernels().max_f64(x, n, acc);
+        if (op == ReduceOp::Min) return kernels().min_f64(x, n, acc);
+      }
     }
     for (int64_t i = 0; i < n; ++i) acc = combine(acc, *reinterpret_cast<const T*>(p + i * stride));
     return acc;
@@ -171,6 +182,12 @@ void arg_reduce_typed(bool is_max, const Tensor& values, const Tensor& indices, 
   }, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)));
 }
 
+template <typename T>
+inline T exp_any(T x) {
+  if constexpr (std::is_same_v<T, float>) return exp_f32(x);  // vectorisable
+  else return std::exp(x);
+}
+
 // [[book:softmax]]
 // Softmax along one dim, stably: subtracting the row's max before exp makes
 // every exponent <= 0, so nothing overflows, and the result is unchanged
@@ -190,11 +207,11 @@ void softmax_typed(const Tensor& out, const Tensor& in, int64_t dim, bool log) {
       if (std::isinf(m) && m < 0) m = 0;  // a row of -inf: keep exp(x - m) defined
       T sum = 0;
       if (log) {
-        for (int64_t k = 0; k < n; ++k) sum += std::exp(x[k * si] - m);
+        for (int64_t k = 0; k < n; ++k) sum += exp_any(x[k * si] - m);
         const T lse = std::log(sum);
         for (int64_t k = 0; k < n; ++k) y[k * so] = x[k * si] - m - lse;
       } else {
-        for (int64_t k = 0; k < n; ++k) sum += (y[k * so] = std::exp(x[k * si] - m));
+        for (int64_t k = 0; k < n; ++k) sum += (y[k * so] = exp_any(x[k * si] - m));
         const T inv = T(1) / sum;
         for (int64_t k = 0; k < n; ++k) y[k * so] *= inv;
       }
