@@ -177,7 +177,9 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
       strides[i] = t->shape[j] == size ? t->strides[j] : 0;
     } else {
       AK_CHECK(size >= 0, ValueError, "expand: -1 is not allowed for a new leading dim in ", shape_str(shape));
-      strides[i] = 0;
+      // A new dim that is not stretched gets the stride a contiguous layout
+      // would give it (PyTorch's rule, so strides agree with torch).
+      strides[i] = size != 1 || i == nd - 1 ? 0 : out_shape[i + 1] * strides[i + 1];
     }
     out_shape[i] = size;
   }
