@@ -6,7 +6,9 @@ For each thread count and each shape (M x K x N, float32), every version of
 the ladder (``aakaar._C.gemm``), the library's gemm and, when present, the
 Tensor-level matmul are timed interleaved with ``numpy.matmul`` and
 ``torch.matmul`` on the same operands: round after round, each candidate runs
-once, and the median of the rounds is reported. Shared machines are noisy;
+once, and the median of the rounds is reported. The slow lower rungs are
+timed in a second interleaved group (with the references again), so that
+they do not starve the fast ones of rounds; each ratio is within its group. Shared machines are noisy;
 ratios from one interleaved run are what can be compared, absolute times
 are not. Each result is checked against numpy before it is timed.
 
@@ -144,15 +146,19 @@ def candidates(a: np.ndarray, b: np.ndarray, torch, make_tensor) -> dict:
     return fns, notes
 
 
-def time_interleaved(fns: dict, budget_s: float) -> dict:
-    # One warm-up call each (first-touch of buffers, thread start-up), which
-    # also tells how many rounds fit in the time budget.
+def warm_up(fns: dict) -> dict:
+    """One call each (first touch of buffers, thread start-up); returns its time."""
     first = {}
     for name, fn in fns.items():
         t = time.perf_counter()
         fn()
         first[name] = time.perf_counter() - t
-    rounds = int(min(101, max(5, budget_s / max(sum(first.values()), 1e-6))))
+    return first
+
+
+def time_interleaved(fns: dict, budget_s: float, est: dict) -> tuple[dict, int]:
+    """Median seconds per call of each function, over rounds in which each runs once."""
+    rounds = int(min(101, max(5, budget_s / max(sum(est[n] for n in fns), 1e-6))))
     times = {name: [] for name in fns}
     names = list(fns)
     for r in range(rounds):
@@ -161,6 +167,9 @@ def time_interleaved(fns: dict, budget_s: float) -> dict:
             fns[name]()
             times[name].append(time.perf_counter() - t)
     return {name: float(np.median(ts)) for name, ts in times.items()}, rounds
+
+
+REFERENCES = ("numpy", "torch")
 
 
 def bench_shape(m, k, n, threads, info, torch, make_tensor, budget_s):
@@ -173,33 +182,47 @@ def bench_shape(m, k, n, threads, info, torch, make_tensor, budget_s):
         got = np.asarray(fn() if not name.startswith("torch") else fn().numpy(), np.float64)
         if not np.allclose(got, ref, rtol=1e-3, atol=1e-3 * math.sqrt(k)):
             raise AssertionError(f"{name} gives a wrong product at {m}x{k}x{n}")
-    med, rounds = time_interleaved(fns, budget_s)
+    # Two interleaved groups, each with the references in it: the slow lower
+    # rungs (over 4x numpy's time) would otherwise leave the fast ones only a
+    # few rounds within the budget. Each ratio is taken within its group.
+    est = warm_up(fns)
+    refs = [r for r in REFERENCES if r in fns]
+    slow = [x for x in fns if x not in refs and est[x] > 4 * est["numpy"]]
+    fast = [x for x in fns if x not in refs and x not in slow]
+    med, vs, rounds = {}, {}, {}
+    for group, share in ((fast, 2 / 3), (slow, 1 / 3)):
+        if not group:
+            continue
+        g_med, g_rounds = time_interleaved({x: fns[x] for x in group + refs}, budget_s * share, est)
+        for x in group + (refs if group is fast else []):
+            med[x], vs[x], rounds[x] = g_med[x], g_med, g_rounds
     flops = 2.0 * m * k * n
     peak = peak_gflops(info, threads)
     rows = []
-    for name, t in med.items():
+    for name in fns:
+        t = med[name]
         g = flops / t / 1e9
         rows.append({
-            "name": name, "median_ms": t * 1e3, "gflops": g,
+            "name": name, "median_ms": t * 1e3, "gflops": g, "rounds": rounds[name],
             "share_of_peak": g / peak if peak else None,
-            "vs_numpy": med["numpy"] / t,
-            "vs_torch": med["torch"] / t if "torch" in med else None,
+            "vs_numpy": vs[name]["numpy"] / t,
+            "vs_torch": vs[name]["torch"] / t if "torch" in vs[name] else None,
         })
-    return {"m": m, "k": k, "n": n, "threads": threads, "rounds": rounds, "peak_gflops": peak,
+    return {"m": m, "k": k, "n": n, "threads": threads, "peak_gflops": peak,
             "results": rows, "notes": notes}
 
 
 def print_result(res: dict) -> None:
     peak = res["peak_gflops"]
-    print(f"\n{res['m']}x{res['k']}x{res['n']} (M x K x N), float32, {res['threads']} thread(s), "
-          f"median of {res['rounds']} interleaved rounds"
+    print(f"\n{res['m']}x{res['k']}x{res['n']} (M x K x N), float32, {res['threads']} thread(s)"
           + (f", peak {peak:.0f} GFLOP/s" if peak else ""))
-    print(f"  {'version':<22}{'ms':>9}{'GFLOP/s':>10}{'of peak':>9}{'x numpy':>9}{'x torch':>9}")
+    print(f"  {'version':<22}{'ms':>9}{'GFLOP/s':>10}{'of peak':>9}{'x numpy':>9}{'x torch':>9}"
+          f"{'rounds':>8}")
     for r in res["results"]:
         share = f"{100 * r['share_of_peak']:.0f}%" if r["share_of_peak"] is not None else "-"
         vt = f"{r['vs_torch']:.2f}" if r["vs_torch"] is not None else "-"
         print(f"  {r['name']:<22}{r['median_ms']:>9.3f}{r['gflops']:>10.1f}{share:>9}"
-              f"{r['vs_numpy']:>9.2f}{vt:>9}")
+              f"{r['vs_numpy']:>9.2f}{vt:>9}{r['rounds']:>8}")
     for name, note in res["notes"].items():
         print(f"  {name:<22}{note}")
     if peak and max(r["gflops"] for r in res["results"]) > peak:
