@@ -71,6 +71,27 @@ Edge gradient_edge(const TensorPtr& t) {
 }
 
 // [[book:accumulate_grad]]
+namespace {
+// Whether g's memory is g's alone: no other tensor object, view or saved
+// value refers to it, and it has no overlapping (stride 0) elements.
+bool owns_memory(const TensorPtr& g) {
+  return g.use_count() == 1 && g->storage.use_count() == 1 && g->is_contiguous();
+}
+}  // namespace
+
+void accumulate_into_grad(AutogradMeta& m, TensorPtr g) {
+  if (!m.grad) {
+    // create_graph: keep g itself, history included, so it can be differentiated.
+    m.grad = (grad_enabled() || owns_memory(g)) ? std::move(g) : ops::clone(g);
+  } else if (grad_enabled() || requires_grad(m.grad) || !m.grad->is_contiguous()) {
+    // Out of place: keeps the sum differentiable under create_graph, and
+    // never writes into a .grad that is part of a graph or a strided view.
+    m.grad = ops::binary(BinaryOp::Add, m.grad, g);
+  } else {
+    ops::binary_(BinaryOp::Add, m.grad, g);
+  }
+}
+
 TensorList AccumulateGrad::apply(TensorList&& grads) {
   TensorPtr g = std::move(grads[0]);
   if (!g) return {};
@@ -82,15 +103,7 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
   AK_CHECK(g->shape == variable->shape, RuntimeError, "gradient of shape ", shape_str(g->shape),
            " does not match the leaf tensor of shape ", shape_str(variable->shape));
   if (g->dtype != variable->dtype) g = ops::to_dtype(g, variable->dtype);
-  if (!m.grad) {
-    // Keep the gradient only if nothing else holds it (a formula may hand the
-    // same tensor to several inputs); otherwise own a copy.
-    m.grad = (g.use_count() == 1 && !grad_enabled()) ? g : (grad_enabled() ? g : ops::clone(g));
-  } else if (grad_enabled()) {
-    m.grad = ops::binary(BinaryOp::Add, m.grad, g);  // create_graph: keep the sum differentiable
-  } else {
-    ops::binary_(BinaryOp::Add, m.grad, g);
-  }
+  accumulate_into_grad(m, std::move(g));
   return {};
 }
 // [[/book:accumulate_grad]]

@@ -83,6 +83,12 @@ struct AccumulateGrad : Node {
   TensorPtr variable;
 };
 
+// Adds g into a leaf's (or retain_grad tensor's) .grad. The first gradient is
+// kept as is only when nothing else can see its memory; otherwise it is
+// copied, so a later in-place accumulation can never write into a user's
+// gradient argument, a broadcast (stride 0) view or a sibling's gradient.
+void accumulate_into_grad(AutogradMeta& m, TensorPtr g);
+
 bool requires_grad(const TensorPtr& t);
 AutogradMeta& meta(const TensorPtr& t);  // creates it on first use
 // The edge through which t's gradient flows: its grad_fn, or the leaf's accumulator.

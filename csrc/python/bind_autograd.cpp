@@ -144,11 +144,11 @@ void bind_autograd(py::module_& m) {
         // backward(inputs=...): accumulate only into the given leaves.
         auto ins = tensor_list(inputs);
         auto res = autograd::run_backward({t}, grads, retain_graph, create_graph, ins, true);
-        for (size_t i = 0; i < ins.size(); ++i) {
-          if (!res[i]) continue;
-          AutogradMeta& mi = autograd::meta(ins[i]);
-          mi.grad = mi.grad ? ops::binary(BinaryOp::Add, mi.grad, res[i]) : res[i];
-        }
+        for (size_t i = 0; i < ins.size(); ++i)
+          if (res[i]) {
+            autograd::GradModeGuard mode(create_graph);
+            autograd::accumulate_into_grad(autograd::meta(ins[i]), res[i]);
+          }
       }, py::arg("gradient") = py::none(), py::arg("retain_graph") = false, py::arg("create_graph") = false,
          py::arg("inputs") = py::none());
 }
