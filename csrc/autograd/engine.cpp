@@ -108,6 +108,34 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
 }
 // [[/book:accumulate_grad]]
 
+void delete_node(Node* node) {
+  std::vector<std::shared_ptr<Node>> doomed;
+  // Moves out of n every node reference that is the last one, so destroying
+  // n no longer reaches them; they are destroyed from the work list instead.
+  auto unlink = [&doomed](Node* n) {
+    for (Edge& e : n->next_edges)
+      if (e.fn && e.fn.use_count() == 1) doomed.push_back(std::move(e.fn));
+    n->next_edges.clear();
+    if (auto* f = dynamic_cast<FunctionNode*>(n)) {
+      // A saved input holds its own grad_fn: the chain also runs through saved tensors.
+      for (SavedTensor& s : f->saved) {
+        TensorPtr t = s.take();
+        if (t && t.use_count() == 1 && t->autograd && t->autograd.use_count() == 1 && t->autograd->grad_fn &&
+            t->autograd->grad_fn.use_count() == 1)
+          doomed.push_back(std::move(t->autograd->grad_fn));
+      }
+    }
+    n->release_saved();
+  };
+  unlink(node);
+  delete node;
+  while (!doomed.empty()) {
+    std::shared_ptr<Node> n = std::move(doomed.back());
+    doomed.pop_back();
+    unlink(n.get());
+  }  // n is destroyed here with nothing left to cascade into
+}
+
 bool should_record(const std::vector<TensorPtr>& inputs) {
   if (!grad_enabled()) return false;
   for (const auto& t : inputs)
@@ -122,7 +150,7 @@ TensorPtr detach(const TensorPtr& t) {
 // [[book:record]]
 void record(const char* name, const TensorList& inputs, const TensorList& outputs, const TensorList& to_save,
             Formula formula) {
-  auto node = std::make_shared<FunctionNode>();
+  std::shared_ptr<FunctionNode> node(new FunctionNode(), [](FunctionNode* n) { delete_node(n); });
   node->op_name = name;
   node->num_outputs = static_cast<uint32_t>(outputs.size());
   node->next_edges.reserve(inputs.size());

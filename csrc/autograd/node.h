@@ -37,6 +37,7 @@ class SavedTensor {
   explicit SavedTensor(const TensorPtr& t) : tensor_(t), version_(t ? t->storage->version() : 0), saved_(true) {}
   TensorPtr unpack(const char* node_name) const;
   void release() { tensor_.reset(); }
+  TensorPtr take() { return std::move(tensor_); }  // for tearing a graph down (delete_node)
   bool defined() const { return saved_; }
 
  private:
@@ -82,6 +83,19 @@ struct AccumulateGrad : Node {
   TensorList apply(TensorList&& grads) override;
   TensorPtr variable;
 };
+
+// Adds g into a leaf's (or retain_grad tensor's) .grad. The first gradient is
+// kept as is only when nothing else can see its memory; otherwise it is
+// copied, so a later in-place accumulation can never write into a user's
+// gradient argument, a broadcast (stride 0) view or a sibling's gradient.
+void accumulate_into_grad(AutogradMeta& m, TensorPtr g);
+
+// Destroys a node without recursion: dropping the last reference to a node
+// drops its edges, which may destroy the next node, and so on down a chain;
+// done by nested destructors that would overflow the stack on a long graph
+// (about 10^6 nodes). This deleter unlinks the nodes that would die with it
+// and destroys them one by one from a work list. Every node is owned through it.
+void delete_node(Node* node);
 
 // Adds g into a leaf's (or retain_grad tensor's) .grad. The first gradient is
 // kept as is only when nothing else can see its memory; otherwise it is
