@@ -209,8 +209,9 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
         TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
         std::optional<ops::DimList> dims = ops::DimList{};
         for (int64_t d = 0; d < x->ndim(); ++d)
-          if (y->shape[d] == 1 && x->shape[d] != 1) dims->push_back(d);
-        if (dims->empty()) dims = std::nullopt;
+          if (y->shape[d] == 1 && x->shape[d] != 1) dims.push_back(d);
+        if (dims.empty()) return TensorList{g[0]};  // only size-1 dims reduced: y is x
+        TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
         TensorPtr zeros_per = ops::sum(as_float(is_zero, x->dtype), dims, true, std::nullopt);
         if (!dims) zeros_per = ops::reshape(zeros_per, y->shape);
         TensorPtr one = ops::full({}, Scalar::from_int(1), x->dtype, x->device());
