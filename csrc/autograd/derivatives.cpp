@@ -331,13 +331,14 @@ void record_index(const TensorPtr& out, const TensorPtr& in, const std::vector<T
 
 void record_index_put(const TensorPtr& out, const TensorPtr& self, const std::vector<TensorPtr>& indices,
                       const TensorPtr& values, bool accumulate) {
-  record("IndexPutBackward", {self, values}, out, {}, [indices, accumulate](const TensorList& g, const TensorList&, const Needs& n) {
+  const Shape values_shape = values->shape;  // values broadcast over the indexed shape
+  record("IndexPutBackward", {self, values}, out, {}, [indices, accumulate, values_shape](const TensorList& g, const TensorList&, const Needs& n) {
     TensorList r(2);
     if (n[0]) {
       if (accumulate) r[0] = g[0];
       else r[0] = ops::index_put(g[0], indices, ops::full({}, Scalar::from_int(0), g[0]->dtype), false);
     }
-    if (n[1]) r[1] = ops::index(g[0], indices);
+    if (n[1]) r[1] = sum_to(ops::index(g[0], indices), values_shape);
     return r;
   });
 }
