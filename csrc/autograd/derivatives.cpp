@@ -206,18 +206,15 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
         // product of the rest; with two or more zeros everything gets 0.
         const TensorPtr& x = s[0];
         const TensorPtr& y = s[1];
-        TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
-        std::optional<ops::DimList> dims = ops::DimList{};
+        ops::DimList dims;
         for (int64_t d = 0; d < x->ndim(); ++d)
           if (y->shape[d] == 1 && x->shape[d] != 1) dims.push_back(d);
         if (dims.empty()) return TensorList{g[0]};  // only size-1 dims reduced: y is x
         TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
         TensorPtr zeros_per = ops::sum(as_float(is_zero, x->dtype), dims, true, std::nullopt);
-        if (!dims) zeros_per = ops::reshape(zeros_per, y->shape);
         TensorPtr one = ops::full({}, Scalar::from_int(1), x->dtype, x->device());
         TensorPtr zero = ops::full({}, Scalar::from_int(0), x->dtype, x->device());
         TensorPtr rest = ops::reduce(ReduceOp::Prod, ops::where(is_zero, one, x), dims, true);
-        if (!dims) rest = ops::reshape(rest, y->shape);
         TensorPtr at_zero = ops::where(cmp(BinaryOp::Eq, zeros_per, 1.0), rest, zero);
         TensorPtr elsewhere = div(y, ops::where(is_zero, one, x));
         return TensorList{mul(g[0], ops::where(is_zero, at_zero, elsewhere))};
