@@ -1,6 +1,22 @@
 """Automatic differentiation. The engine (graph, dependency counting, every
 backward formula) is C++ (``csrc/autograd``); this package is its Python face:
-``backward``, ``grad``, grad-mode switches and ``gradcheck``."""
+``backward``, ``grad``, grad-mode switches and ``gradcheck``.
+
+Rules where the derivative is not defined or not obvious (all PyTorch's):
+
+* **Ties.** ``amax``/``amin`` (and ``max()``/``min()`` without a dim) share the
+  gradient evenly among tied extremes: each of k tied elements gets g / k.
+  ``max(dim)``/``min(dim)`` return an index, and the whole gradient goes to
+  that element. ``maximum``/``minimum`` split it in half on a tie; ``relu``,
+  ``abs`` and ``clamp`` at their kinks give 0, 0 and 1 (inside the bounds).
+* **In-place ops** on tensors in the graph are recorded like out-of-place ops
+  and the tensor takes over the new history. They are refused on a leaf that
+  requires grad (its value is what gradients are taken with respect to) and
+  on memory shared with another tensor (a view, its base, a value saved for
+  backward), whose history could not be updated: their gradients would be
+  silently wrong. Modifying a tensor that a node saved *as itself* is caught
+  by its version counter: the next backward raises, naming the node.
+"""
 
 from __future__ import annotations
 

@@ -224,7 +224,10 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
     case ReduceOp::Min:
       return record(op == ReduceOp::Max ? "AmaxBackward" : "AminBackward", {in}, out, {in, out},
                     [](const TensorList& g, const TensorList& s, const Needs&) {
-                      // Ties share the gradient evenly.
+                      // Tie rule (PyTorch's): amax/amin are not differentiable
+                      // where several elements equal the extreme; the gradient
+                      // is shared evenly among them (each of k tied elements
+                      // gets g / k), the average of the one-sided choices.
                       TensorPtr mask = as_float(binary(BinaryOp::Eq, s[0], s[1]), g[0]->dtype);
                       ops::DimList dims;
                       for (int64_t d = 0; d < s[0]->ndim(); ++d)
@@ -242,7 +245,9 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
 // [[book:max_dim_backward]]
 void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const TensorPtr& in, int64_t dim) {
   const Shape in_shape = in->shape;
-  // The gradient goes to the selected index only (ties: the first one, the one reported).
+  // Tie rule: max(dim)/min(dim) return an index, and the whole gradient goes
+  // to that element (with ties, the one the kernel reported: the first),
+  // unlike amax/amin, which share it. This is PyTorch's rule too.
   record("MaxDimBackward", {in}, TensorList{values}, {indices}, [in_shape, dim](const TensorList& g, const TensorList& s, const Needs&) {
     TensorPtr z = ops::full(in_shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
     return TensorList{ops::scatter(z, dim, s[0], g[0], false)};
@@ -351,7 +356,6 @@ void record_cat(const TensorPtr& out, const std::vector<TensorPtr>& inputs, int6
 // ---- views ----------------------------------------------------------------------
 
 namespace {
-void mark_view(const TensorPtr& out) { meta(out).is_view_of_grad_tensor = true; }
 
 // Writes g into `reapply(zeros(shape))`: the inverse of a slicing view. It is a
 // recorded op of its own (its backward is the view again), so double
@@ -379,7 +383,6 @@ void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,
   record(name, {in}, out, {}, [in_shape, reapply](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{view_scatter(g[0], in_shape, reapply)};
   });
-  mark_view(out);
 }
 
 void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& in,
@@ -387,7 +390,6 @@ void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& i
   record(name, {in}, out, {}, [backward](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{backward(g[0])};
   });
-  mark_view(out);
 }
 
 void record_as_strided(const TensorPtr& out, const TensorPtr& in) {
@@ -405,7 +407,6 @@ void record_as_strided(const TensorPtr& out, const TensorPtr& in) {
     TensorPtr mine = ops::reshape(ops::as_strided(positions, in_shape, in_strides, in_off), {-1});
     return TensorList{ops::reshape(ops::index(buffer, {mine}), in_shape)};
   });
-  mark_view(out);
 }
 
 // ---- in-place -------------------------------------------------------------------
@@ -418,14 +419,30 @@ bool inplace_needs_history(const TensorPtr& self, std::initializer_list<const Te
   return false;
 }
 
+// The in-place rules. An in-place op on a tensor in the graph is computed
+// out of place (recorded as usual, reading a copy of the old value) and the
+// result is written back; the tensor then takes over the new history.
+// Refused:
+//  - on a leaf that requires grad: its value is what the gradient is taken
+//    with respect to, so overwriting it would make .grad meaningless;
+//  - when the memory is shared with any other tensor: a view or its base, a
+//    sibling view, or a value saved for backward (held by a node). Those
+//    tensors would see the new values while their history still describes
+//    the old ones, and their gradients would be silently wrong. A view whose
+//    base is gone (the result of matmul or reshape, say) is the sole owner of
+//    its memory and may be modified. (PyTorch instead rewrites the base's
+//    history; refusing keeps every accepted case exactly right.)
+// A tensor saved by a node *as itself* (the same tensor object, e.g. y in
+// y * z) is not caught here; the version counter makes the later backward
+// raise, naming the node, as in PyTorch.
 void inplace_with_history(const TensorPtr& self, const char* op_name, const std::function<TensorPtr()>& compute) {
   AK_CHECK(!(requires_grad(self) && !self->autograd->grad_fn), RuntimeError, "a leaf tensor that requires grad is "
            "being used in an in-place operation (", op_name, "); wrap it in `with aakaar.no_grad():` or use the "
            "out-of-place version");
-  AK_CHECK(!(self->autograd && self->autograd->is_view_of_grad_tensor) && self->storage.use_count() == 1,
-           RuntimeError, "in-place operation ", op_name, " in the autograd graph on a tensor whose memory is shared "
-           "with another tensor (a view, its base, or a value saved for backward) is not supported: the other "
-           "tensors' gradients would be silently wrong. Use the out-of-place version (e.g. x = x.add(y)).");
+  AK_CHECK(self->storage.use_count() == 1, RuntimeError, "in-place operation ", op_name, " in the autograd graph on "
+           "a tensor whose memory is shared with another tensor (a view, its base, or a value saved for backward) "
+           "is not supported: the other tensors' gradients would be silently wrong. Use the out-of-place version "
+           "(e.g. x = x.add(y)).");
   TensorPtr result = compute();
   {
     GradModeGuard no_grad(false);

@@ -73,7 +73,6 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;   // leaves: their AccumulateGrad, kept weakly (no cycle)
   std::vector<GradHook> hooks;            // leaves: run on the gradient before accumulation
   bool retains_grad = false;
-  bool is_view_of_grad_tensor = false;    // in-place ops on such views are refused (see docs)
 };
 
 // Adds gradients into a leaf's .grad.
@@ -83,12 +82,6 @@ struct AccumulateGrad : Node {
   TensorList apply(TensorList&& grads) override;
   TensorPtr variable;
 };
-
-// Adds g into a leaf's (or retain_grad tensor's) .grad. The first gradient is
-// kept as is only when nothing else can see its memory; otherwise it is
-// copied, so a later in-place accumulation can never write into a user's
-// gradient argument, a broadcast (stride 0) view or a sibling's gradient.
-void accumulate_into_grad(AutogradMeta& m, TensorPtr g);
 
 // Destroys a node without recursion: dropping the last reference to a node
 // drops its edges, which may destroy the next node, and so on down a chain;
