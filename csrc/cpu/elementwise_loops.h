@@ -189,7 +189,7 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::Abs: return unary_apply<T, T>(out, in, [](T x) { return std::abs(x); });
     case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return T((x > 0) - (x < 0)) + x * 0; });
     case UnaryOp::Exp:
-      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return exp_f32(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) AK_VEC_LAMBDA { return exp_f32(x); });
       else return unary_apply<T, T>(out, in, [](T x) { return std::exp(x); });
     case UnaryOp::Log: return unary_apply<T, T>(out, in, [](T x) { return std::log(x); });
     case UnaryOp::Log1p: return unary_apply<T, T>(out, in, [](T x) { return std::log1p(x); });
@@ -199,10 +199,10 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::Sin: return unary_apply<T, T>(out, in, [](T x) { return std::sin(x); });
     case UnaryOp::Cos: return unary_apply<T, T>(out, in, [](T x) { return std::cos(x); });
     case UnaryOp::Tanh:
-      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return tanh_f32(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) AK_VEC_LAMBDA { return tanh_f32(x); });
       else return unary_apply<T, T>(out, in, [](T x) { return std::tanh(x); });
     case UnaryOp::Sigmoid:
-      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return sigmoid_f32(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) AK_VEC_LAMBDA { return sigmoid_f32(x); });
       else return unary_apply<T, T>(out, in, [](T x) { return sigmoid(x); });
     case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : (x != x ? x : T(0)); });
     case UnaryOp::Gelu:
@@ -213,7 +213,7 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
         return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
       });
     case UnaryOp::Silu:
-      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid_f32(x); });
+      if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) AK_VEC_LAMBDA { return x * sigmoid_f32(x); });
       else return unary_apply<T, T>(out, in, [](T x) { return x * sigmoid(x); });
     case UnaryOp::Softplus:  // a = beta, b = threshold: above it softplus(x) == x to working precision
       return unary_apply<T, T>(out, in, [pa, pb](T x) { return x * pa > pb ? x : std::log1p(std::exp(x * pa)) / pa; });

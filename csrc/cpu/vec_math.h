@@ -25,6 +25,9 @@ namespace aakaar::cpu {
 
 // Forced inline: a call inside a loop would stop it from being vectorised.
 #define AK_VEC_INLINE inline __attribute__((always_inline))
+// The same for a lambda: in a large file GCC's inlining budget runs out and a
+// lambda left as a call in a loop keeps the loop scalar.
+#define AK_VEC_LAMBDA __attribute__((always_inline))
 
 // 2^n for an integer-valued float n in [-126, 127], built from its bits.
 AK_VEC_INLINE float exp2_int(float n) {
