@@ -8,6 +8,8 @@ broadcasting and promotion; torch (when installed) for torch-only behaviour.
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, settings
@@ -19,7 +21,11 @@ import aakaar
 settings.register_profile(
     "core", max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
-settings.load_profile("core")
+# A long hunt for bugs: AAKAAR_HYPOTHESIS_PROFILE=fuzz pytest tests/core
+settings.register_profile(
+    "fuzz", max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("AAKAAR_HYPOTHESIS_PROFILE", "core"))
 
 DTYPES = [aakaar.bool, aakaar.uint8, aakaar.int64, aakaar.float32, aakaar.float64]
 FLOAT_DTYPES = [aakaar.float32, aakaar.float64]
