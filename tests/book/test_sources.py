@@ -21,6 +21,18 @@ MARKERS = {
     "csrc/ops/view.cpp": ["transpose", "expand", "view_strides"],
     "csrc/cpu/iterator.h": ["broadcast_shapes", "coalesce", "strided_loop"],
     "csrc/cpu/reduce.cpp": ["reduce_loop", "softmax"],
+    "csrc/cpu/elementwise_loops.h": ["binary_run"],
+    "csrc/cpu/gemm/v0_naive.cpp": ["gemm_v0"],
+    "csrc/cpu/gemm/v1_loop_order.cpp": ["gemm_v1"],
+    "csrc/cpu/gemm/v2_blocked.cpp": ["gemm_v2"],
+    "csrc/cpu/gemm/v3_packed.cpp": ["gemm_ukernel_portable"],
+    "csrc/cpu/gemm/v4_microkernel_avx2.cpp": ["gemm_ukernel_avx2_loop"],
+    "csrc/cpu/gemm/v5_threads.cpp": ["gemm_v5_split"],
+    "csrc/cpu/gemm/packed.h": ["gemm_five_loops", "gemm_pack_a"],
+    "csrc/autograd/node.h": ["edge", "node"],
+    "csrc/autograd/engine.cpp": ["accumulate_grad", "dependency_count", "engine_loop", "record", "saved_tensor_unpack"],
+    "csrc/autograd/derivatives.cpp": ["amax_backward", "binary_add_mul", "bmm_backward", "index_backward",
+                                      "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
 }
 
 
