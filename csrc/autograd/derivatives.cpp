@@ -66,9 +66,11 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
         if (n[0]) r[0] = mul(g[0], mul(s[1], binary(BinaryOp::Pow, s[0], adds(s[1], -1.0))));
         if (n[1]) {
           // d/db a^b = a^b log a; where a == 0 (and b >= 0) the limit is 0, not NaN.
+          // Under create_graph the saved output has no history: recompute a^b.
+          const TensorPtr out = grad_enabled() ? binary(BinaryOp::Pow, s[0], s[1]) : s[2];
           TensorPtr safe_log = ops::unary(UnaryOp::Log, ops::where(cmp(BinaryOp::Eq, s[0], 0.0),
                                                                     ops::full({}, Scalar::from_int(1), s[0]->dtype), s[0]));
-          r[1] = mul(g[0], mul(s[2], safe_log));
+          r[1] = mul(g[0], mul(out, safe_log));
         }
         return r;
       });
@@ -205,11 +207,12 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
         // prod / x_i; a slice with exactly one zero gives that element the
         // product of the rest; with two or more zeros everything gets 0.
         const TensorPtr& x = s[0];
-        const TensorPtr& y = s[1];
         ops::DimList dims;
         for (int64_t d = 0; d < x->ndim(); ++d)
-          if (y->shape[d] == 1 && x->shape[d] != 1) dims.push_back(d);
+          if (s[1]->shape[d] == 1 && x->shape[d] != 1) dims.push_back(d);
         if (dims.empty()) return TensorList{g[0]};  // only size-1 dims reduced: y is x
+        // Under create_graph the saved output has no history: recompute it.
+        const TensorPtr y = grad_enabled() ? ops::reduce(ReduceOp::Prod, x, dims, true) : s[1];
         TensorPtr is_zero = cmp(BinaryOp::Eq, x, 0.0);
         TensorPtr zeros_per = ops::sum(as_float(is_zero, x->dtype), dims, true, std::nullopt);
         TensorPtr one = ops::full({}, Scalar::from_int(1), x->dtype, x->device());
