@@ -272,11 +272,12 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
     TensorList grads = std::move(buffers[n]);
     buffers.erase(n);
     grads.resize(n->num_outputs);
-    for (auto& [nr, hook] : n->pre_hooks)
-      if (grads[nr]) {
-        TensorPtr replaced = hook(grads[nr]);
-        if (replaced) grads[nr] = replaced;
-      }
+    for (auto* hooks : {&n->pre_hooks, &n->retain_grad_hooks})
+      for (auto& [nr, hook] : *hooks)
+        if (grads[nr]) {
+          TensorPtr replaced = hook(grads[nr]);
+          if (replaced) grads[nr] = replaced;
+        }
     for (const Capture& c : captures)
       if (c.node == n && grads[c.nr]) captured[c.index] = grads[c.nr];
     const bool is_leaf_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;

@@ -52,8 +52,11 @@ struct Node {
   uint32_t num_outputs = 1;       // gradients this node receives
   uint64_t sequence_nr = 0;       // creation order: later nodes run first
   bool released = false;          // saved tensors freed by a backward without retain_graph
-  // Hooks on the gradient of one output (register_hook/retain_grad of non-leaves).
+  // Hooks on the gradient of one output (register_hook of non-leaves), in
+  // registration order; then the retain_grad hooks, which always run last so
+  // .grad holds what the other hooks made of the gradient (PyTorch's order).
   std::vector<std::pair<uint32_t, GradHook>> pre_hooks;
+  std::vector<std::pair<uint32_t, GradHook>> retain_grad_hooks;
 
   Node();
   virtual ~Node() = default;

@@ -111,7 +111,7 @@ void bind_autograd(py::module_& m) {
         if (!m.grad_fn || m.retains_grad) return;  // leaves keep .grad anyway
         m.retains_grad = true;
         std::weak_ptr<Tensor> weak = t;
-        m.grad_fn->pre_hooks.push_back({m.output_nr, [weak](const TensorPtr& g) -> TensorPtr {
+        m.grad_fn->retain_grad_hooks.push_back({m.output_nr, [weak](const TensorPtr& g) -> TensorPtr {
           if (auto self = weak.lock()) {
             AutogradMeta& sm = autograd::meta(self);
             sm.grad = sm.grad ? ops::binary(BinaryOp::Add, sm.grad, g) : ops::clone(g);
