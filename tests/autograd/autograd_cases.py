@@ -61,6 +61,19 @@ class _Aakaar:
     def silu(x):
         return x.silu()
 
+    # Composites in aakaar.nn.functional (no primitive of their own).
+    @staticmethod
+    def leaky_relu(x, negative_slope=0.01):
+        from aakaar.nn import functional as F
+
+        return F.leaky_relu(x, negative_slope)
+
+    @staticmethod
+    def elu(x, alpha=1.0):
+        from aakaar.nn import functional as F
+
+        return F.elu(x, alpha)
+
 
 class _Torch:
     name = "torch"
@@ -77,7 +90,7 @@ class _Torch:
 
         if item in ("where", "cat", "stack"):
             return getattr(torch, item)
-        if item in ("gelu", "softplus", "silu"):
+        if item in ("gelu", "softplus", "silu", "leaky_relu", "elu"):
             return getattr(F, item)
         raise AttributeError(item)
 
@@ -238,6 +251,8 @@ _UNARY = {
     "silu": (lambda L, x: L.silu(x), "any"),
     "softplus": (lambda L, x: L.softplus(x), "any"),
     "softplus_beta_threshold": (lambda L, x: L.softplus(x * 3.0, beta=2.0, threshold=1.0), "nz"),
+    "leaky_relu": (lambda L, x: L.leaky_relu(x, 0.1), "nz"),
+    "elu": (lambda L, x: L.elu(x * 3.0, 1.5), "nz"),
     "abs": (lambda L, x: x.abs(), "nz"),
     "neg": (lambda L, x: -x, "any"),
     "reciprocal": (lambda L, x: x.reciprocal(), "nz"),

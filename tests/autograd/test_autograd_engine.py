@@ -64,6 +64,10 @@ DOUBLE = {
     "sum_squared": lambda L, x, y: x.sum() ** 2 + (x.amax(1) * y.amin(1)).sum(),
     "views": lambda L, x, y: (x.transpose(0, 1)[1:].reshape(-1) ** 2).sum() * y[0, 0],
     "sqrt_log": lambda L, x, y: ((x * x + 1).sqrt() * (y * y + 1).log()).sum(),
+    # prod and pow save their outputs: under create_graph those must be recomputed with history.
+    "prod": lambda L, x, y: (x.prod(1) * y.sum(1)).sum() + (x + 3).prod() * 0.1,
+    "pow_tensor_exponent": lambda L, x, y: ((x * x + 0.5) ** y).sum(),
+    "index_gather_cat": lambda L, x, y: (L.cat([x[:, [0, 0, 2]], y.gather(1, L.tensor(np.array([[1, 1, 0]] * 2)))], 1) ** 3).sum(),
 }
 
 
@@ -259,6 +263,18 @@ def test_hook_on_leaf_sees_and_replaces_the_gradient():
     (x * 3).sum().backward()
     close(seen[0], [3.0, 3.0])
     close(x.grad, [30.0, 30.0])
+
+
+def test_retain_grad_sees_what_the_hooks_made_of_the_gradient():
+    # PyTorch's order: retain_grad's hook runs after the tensor's other hooks,
+    # whichever was registered first.
+    x = leaf([1.0, 2.0])
+    h = x * 2
+    h.retain_grad()
+    h.register_hook(lambda g: g * 3)
+    (h * h).sum().backward()
+    close(h.grad, [12.0, 24.0])
+    close(x.grad, [24.0, 48.0])
 
 
 def test_hook_on_non_leaf_replaces_the_gradient_flowing_on():
