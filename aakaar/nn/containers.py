@@ -15,6 +15,8 @@ from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping
 
 from .module import Module
+from . import functional as F
+from .layers import Linear, ReLU
 
 __all__ = ["Sequential", "ModuleList", "ModuleDict"]
 
@@ -60,8 +62,18 @@ class Sequential(Module):
         return self
 
     def forward(self, input: Any) -> Any:
-        for module in self._modules.values():
-            input = module(input)
+        modules = list(self._modules.values())
+        i = 0
+        while i < len(modules):
+            # Linear then ReLU runs as one fused op (F.linear(..., activation="relu")):
+            # one GEMM with the ReLU in its epilogue and one autograd node instead of two.
+            # Exact types only: a subclass may override forward.
+            if i + 1 < len(modules) and type(modules[i]) is Linear and type(modules[i + 1]) is ReLU:
+                input = F.linear(input, modules[i].weight, modules[i].bias, activation="relu")
+                i += 2
+                continue
+            input = modules[i](input)
+            i += 1
         return input
 
 

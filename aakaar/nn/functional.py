@@ -18,7 +18,7 @@ from .._C import Tensor
 from ..autograd import no_grad
 
 __all__ = [
-    "linear", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
+    "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
     "dropout", "layer_norm", "batch_norm", "embedding", "cross_entropy", "nll_loss", "mse_loss",
 ]
 
@@ -28,19 +28,29 @@ def _check_tensor(x: object, fn: str, name: str = "input") -> None:
         raise TypeError(f"{fn}(): {name} must be an aakaar.Tensor, got {type(x).__name__}")
 
 
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias`` with weight of shape (out_features, in_features)."""
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, activation: str = "none") -> Tensor:
+    """``act(input @ weight.T + bias)`` with weight of shape (out_features, in_features).
+
+    One fused op of the core (``_C.linear``): a single GEMM call adds the bias
+    and applies the activation (``"none"`` or ``"relu"``) to each tile of the
+    output while it is in cache, reading ``weight.T`` through its strides, and
+    one autograd node holds the whole backward. ``nn.Sequential`` uses
+    ``activation="relu"`` for a ``Linear`` followed by a ``ReLU``.
+    """
     _check_tensor(input, "linear")
-    if weight.ndim != 2:
-        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features), got shape {tuple(weight.shape)}")
-    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
-        raise ValueError(
-            f"linear(): input shape {tuple(input.shape)} does not end in in_features={weight.shape[1]} "
-            f"(weight shape {tuple(weight.shape)})"
-        )
-    # weight.T is a strided view; matmul reads it without a copy (the GEMM packs panels anyway).
-    out = input.matmul(weight.T)
-    return out if bias is None else out + bias
+    _check_tensor(weight, "linear", "weight")
+    if isinstance(bias, Tensor) and bias.ndim == 0:
+        # A 0-d bias (torch accepts one too) has no fused form: add it after the product.
+        if activation not in ("none", "relu"):
+            raise ValueError(f"linear(): activation must be 'none' or 'relu', got {activation!r}")
+        out = _C.linear(input, weight, None) + bias
+        return relu(out) if activation == "relu" else out
+    return _C.linear(input, weight, bias, activation=activation)
+
+
+def linear_relu(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``relu(linear(input, weight, bias))`` as one fused op."""
+    return linear(input, weight, bias, activation="relu")
 
 
 def relu(input: Tensor) -> Tensor:

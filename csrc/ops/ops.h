@@ -104,6 +104,12 @@ TensorPtr matmul(const TensorPtr& a, const TensorPtr& b);
 TensorPtr mm(const TensorPtr& a, const TensorPtr& b);
 TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
 
+// ---- the fused Linear layer (linear.cpp) ----
+// act(x @ w^T + b): x (..., in), w (out, in), b (out,) or null. One GEMM call
+// with the bias and activation fused into it, and one autograd node.
+enum class LinearActivation : int8_t { None, ReLU };
+TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, LinearActivation act);
+
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
 // IndexError for a 0-d tensor given to an op that needs at least one dim.

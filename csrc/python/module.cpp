@@ -13,6 +13,8 @@ using namespace aakaar;
 
 // Bound in bind_gemm.cpp (the CPU GEMM ladder); weak so the core links without it.
 void bind_gemm(py::module_& m) __attribute__((weak));
+// Bound in bind_linear.cpp (fused Linear op, CPU allocator stats); weak like bind_gemm.
+void bind_linear(py::module_& m) __attribute__((weak));
 // Bound in csrc/cuda when the CUDA backend is compiled in.
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
@@ -84,6 +86,7 @@ PYBIND11_MODULE(_C, m) {
   python::bind_interop(m, cls);
   python::bind_functions(m);
   if (bind_gemm) bind_gemm(m);
+  if (bind_linear) bind_linear(m);
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
 }

@@ -1,0 +1,271 @@
+"""One EMNIST-shaped training step, aakaar against PyTorch's best SGD, in the same run.
+
+    python -m aakaar.bench.train_step [--threads 1] [--batch 64] [--rounds 31] [--ablate] [--json PATH]
+
+The model is the book's MLP (784-256-128-47, ReLU, float32). One timed step is
+what a training loop does per batch: drop the gradients, forward, cross-entropy,
+backward, and an SGD-with-momentum update (momentum 0.9). aakaar's update is
+written with the library's own in-place ops under ``no_grad`` (fused optimizers
+come with a later issue); PyTorch gets ``torch.optim.SGD(fused=True)`` when its
+CPU build has it, else ``foreach=True``.
+
+Both start from the same weights (copied through numpy) and see the same
+batches in the same order. Before anything is timed, both train a few steps and
+their loss trajectories must agree: a fast wrong answer is no result. Then the
+steps are timed interleaved (aakaar, torch, aakaar, ...) and the medians are
+compared. A ratio below 1.0 means aakaar is faster.
+
+``--ablate`` adds aakaar variants to the same interleaved run, to show what each
+fast path is worth: the layers as separate matmul/add/relu ops (no fused
+Linear), and the caching allocator switched off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import platform
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+import aakaar as ak
+import aakaar.nn as nn
+import aakaar.nn.functional as F
+from aakaar import _C
+from aakaar.bench.timing import interleaved
+
+try:
+    import torch
+except ImportError:  # pragma: no cover - the reference is the torch extra
+    torch = None
+
+SIZES = (784, 256, 128, 47)  # 28x28 pixels in, the 47 EMNIST Balanced/ByMerge classes out
+LR, MOMENTUM = 0.05, 0.9
+N_BATCHES = 16  # the steps cycle through this many batches
+# ../shared/data/emnist relative to the repository root (see its README).
+EMNIST_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "emnist"
+EMNIST_IMAGES = "emnist-bymerge-test-images-idx3-ubyte.gz"
+EMNIST_LABELS = "emnist-bymerge-test-labels-idx1-ubyte.gz"
+
+
+# ---- data and weights ----------------------------------------------------------------------
+
+
+def _read_idx(path: Path, header: int, count: int, item: int) -> np.ndarray:
+    with gzip.open(path, "rb") as f:
+        raw = f.read(header + count * item)
+    return np.frombuffer(raw, dtype=np.uint8, offset=header, count=count * item)
+
+
+def load_batches(batch: int, data: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """N_BATCHES batches (x float32 (batch, 784) in [0, 1], y int64) and a line saying where they came from."""
+    n = batch * N_BATCHES
+    images = Path(data) / EMNIST_IMAGES if data != "random" else None
+    if images is not None and images.exists():
+        x = _read_idx(images, 16, n, 784).reshape(n, 28, 28)
+        # EMNIST stores each image transposed; transpose it back (as MNIST is laid out).
+        x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(n, 784).astype(np.float32) / 255.0
+        y = _read_idx(Path(data) / EMNIST_LABELS, 8, n, 1).astype(np.int64)
+        where = f"the first {n} images of {EMNIST_IMAGES} (the ByMerge test split, 47 classes), no shuffling"
+    else:
+        rng = np.random.default_rng(1)
+        x = rng.random((n, 784), dtype=np.float32)
+        y = rng.integers(0, SIZES[-1], n).astype(np.int64)
+        where = f"{n} random images and labels (seed 1)" + ("" if data == "random" else f"; no EMNIST at {data}")
+    batches = [(x[i * batch:(i + 1) * batch], y[i * batch:(i + 1) * batch]) for i in range(N_BATCHES)]
+    return batches, f"{where}, in {N_BATCHES} batches of {batch}"
+
+
+def init_weights(seed: int = 0) -> list[np.ndarray]:
+    """W, b per layer, drawn like nn.Linear's default (U(+-1/sqrt(fan_in)))."""
+    rng = np.random.default_rng(seed)
+    weights = []
+    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
+        bound = 1.0 / np.sqrt(fan_in)
+        weights.append(rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32))
+        weights.append(rng.uniform(-bound, bound, fan_out).astype(np.float32))
+    return weights
+
+
+# ---- aakaar --------------------------------------------------------------------------------
+
+
+def _mlp() -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+        layers.append(nn.Linear(fan_in, fan_out))
+        if i < len(SIZES) - 2:
+            layers.append(nn.ReLU())
+    return nn.Sequential(*layers)
+
+
+def _unfused_forward(model: nn.Sequential, x: ak.Tensor) -> ak.Tensor:
+    """The MLP as separate ops, as F.linear was before the fused op: matmul, add, relu."""
+    for m in model:
+        if isinstance(m, nn.Linear):
+            x = x.matmul(m.weight.T) + m.bias
+        else:
+            x = x.relu()
+    return x
+
+
+class AakaarTrainer:
+    """The model, its momentum buffers and the batches; ``step()`` trains on the next batch."""
+
+    def __init__(self, weights: list[np.ndarray], batches: list, fused: bool = True) -> None:
+        self.model = _mlp()
+        self.params = list(self.model.parameters())
+        with ak.no_grad():
+            for p, w in zip(self.params, weights):
+                p.copy_(ak.from_numpy(w))
+        self.velocity = [ak.zeros_like(p) for p in self.params]
+        self.batches = [(ak.from_numpy(x), ak.from_numpy(y)) for x, y in batches]
+        self.forward: Callable[[ak.Tensor], ak.Tensor] = self.model if fused else (
+            lambda x: _unfused_forward(self.model, x))
+        self.i = 0
+
+    def step(self) -> ak.Tensor:
+        x, y = self.batches[self.i % len(self.batches)]
+        self.i += 1
+        self.model.zero_grad()  # set_to_none: backward assigns fresh gradients
+        loss = F.cross_entropy(self.forward(x), y)
+        loss.backward()
+        # [[book:sgd_momentum_inplace]]
+        # SGD with momentum, as torch.optim.SGD (dampening 0): buf = m*buf + g, p -= lr*buf.
+        # The buffer is kept pre-scaled, v = lr*buf, so the update needs no temporary:
+        # v = m*v + lr*g, p -= v (g is scaled in place: it is dropped at the next zero_grad).
+        with ak.no_grad():
+            for p, v in zip(self.params, self.velocity):
+                g = p.grad
+                g.mul_(LR)
+                v.mul_(MOMENTUM).add_(g)
+                p.sub_(v)
+        # [[/book:sgd_momentum_inplace]]
+        return loss
+
+
+# ---- torch ---------------------------------------------------------------------------------
+
+
+class TorchTrainer:
+    def __init__(self, weights: list[np.ndarray], batches: list) -> None:
+        layers = []
+        for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+            layers.append(torch.nn.Linear(fan_in, fan_out))
+            if i < len(SIZES) - 2:
+                layers.append(torch.nn.ReLU())
+        self.model = torch.nn.Sequential(*layers)
+        with torch.no_grad():
+            for p, w in zip(self.model.parameters(), weights):
+                p.copy_(torch.from_numpy(w))
+        self.opt, self.variant = self._best_sgd()
+        self.batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches]
+        self.i = 0
+
+    def _best_sgd(self) -> tuple[object, str]:
+        """SGD(fused=True) if this torch runs it on the CPU, else SGD(foreach=True)."""
+        params = list(self.model.parameters())
+        try:
+            opt = torch.optim.SGD(params, lr=LR, momentum=MOMENTUM, fused=True)
+            return opt, "SGD(momentum=0.9, fused=True)"
+        except (RuntimeError, TypeError, ValueError):
+            return torch.optim.SGD(params, lr=LR, momentum=MOMENTUM, foreach=True), "SGD(momentum=0.9, foreach=True)"
+
+    def step(self) -> object:
+        x, y = self.batches[self.i % len(self.batches)]
+        self.i += 1
+        self.opt.zero_grad(set_to_none=True)
+        loss = torch.nn.functional.cross_entropy(self.model(x), y)
+        loss.backward()
+        self.opt.step()
+        return loss
+
+
+# ---- the run -------------------------------------------------------------------------------
+
+
+def _without_cache(step: Callable[[], object]) -> Callable[[], object]:
+    """The step with the CPU allocator's cache off (every temporary from malloc), as before it existed."""
+    limit = _C.cpu_allocator_stats()["cache_limit_bytes"]
+
+    def run() -> object:
+        _C.set_cpu_cache_limit(0)
+        try:
+            return step()
+        finally:
+            _C.set_cpu_cache_limit(limit)
+
+    return run
+
+
+def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int) -> dict[str, list[float]]:
+    """Trains every candidate `steps` steps from the same state; their losses must agree."""
+    losses = {name: [float(step().item()) for _ in range(steps)] for name, step in trainers.items()}
+    ref = np.array(losses["torch"])
+    for name, got in losses.items():
+        if not np.allclose(got, ref, rtol=1e-4, atol=1e-5):
+            raise AssertionError(f"{name} and torch losses differ over {steps} steps: {got} vs {ref.tolist()}; not timing")
+    return losses
+
+
+def run(threads: int = 1, batch: int = 64, rounds: int = 31, ablate: bool = False,
+        data: str = str(EMNIST_DIR), check_steps: int = 5) -> dict:
+    """Checks that every candidate trains like torch, then times them interleaved; returns the record."""
+    if torch is None:
+        raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
+    ak.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    batches, data_line = load_batches(batch, data)
+    weights = init_weights()
+    th = TorchTrainer(weights, batches)
+    steps: dict[str, Callable[[], object]] = {"aakaar": AakaarTrainer(weights, batches).step, "torch": th.step}
+    if ablate:
+        steps["aakaar, unfused layers"] = AakaarTrainer(weights, batches, fused=False).step
+        steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
+    losses = check_trajectories(steps, check_steps)
+    times = interleaved(steps, rounds=rounds)
+    return {
+        "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads, "dtype": "float32",
+        "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": th.variant,
+        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds,
+        "check_losses": losses, "seconds": times,
+        "ratio_vs_torch": {name: t / times["torch"] for name, t in times.items() if name != "torch"},
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--threads", type=int, default=1, help="threads for both libraries (default 1: stable)")
+    p.add_argument("--batch", type=int, default=64)
+    p.add_argument("--rounds", type=int, default=31)
+    p.add_argument("--check-steps", type=int, default=5, help="steps whose losses must agree before timing")
+    p.add_argument("--ablate", action="store_true", help="also time aakaar without its fast paths")
+    p.add_argument("--data", default=str(EMNIST_DIR),
+                   help="folder with the EMNIST ByMerge test files, or 'random' (default: ../shared/data/emnist)")
+    p.add_argument("--json", help="write the result here (atomically)")
+    args = p.parse_args(argv)
+    if min(args.threads, args.batch, args.rounds, args.check_steps) < 1:
+        p.error("--threads, --batch, --rounds and --check-steps must be positive")
+    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps)
+    print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, threads={args.threads}, "
+          f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}")
+    print(f"MLP {rec['model']}, batch {rec['batch']}, float32, one step = zero_grad + forward + cross-entropy "
+          f"+ backward + SGD momentum update")
+    print(f"data: {rec['data']}")
+    losses = rec["check_losses"]
+    print(f"losses agree over {args.check_steps} steps: torch {' '.join(f'{v:.5f}' for v in losses['torch'])}")
+    s = rec["seconds"]
+    print(f"  {'torch':28s} {s['torch'] * 1e6:9.1f} us")
+    for name, ratio in rec["ratio_vs_torch"].items():
+        print(f"  {name:28s} {s[name] * 1e6:9.1f} us   ratio to torch {ratio:.2f}")
+    print(f"ratio aakaar/torch {rec['ratio_vs_torch']['aakaar']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
+    if args.json:
+        from aakaar.bench.io import write_json_atomic
+
+        write_json_atomic(args.json, rec)
+
+
+if __name__ == "__main__":
+    main()
