@@ -278,9 +278,17 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
           TensorPtr replaced = hook(grads[nr]);
           if (replaced) grads[nr] = replaced;
         }
+    auto* leaf_acc = dynamic_cast<AccumulateGrad*>(n);
+    const bool is_leaf_acc = leaf_acc != nullptr;
     for (const Capture& c : captures)
-      if (c.node == n && grads[c.nr]) captured[c.index] = grads[c.nr];
-    const bool is_leaf_acc = dynamic_cast<AccumulateGrad*>(n) != nullptr;
+      if (c.node == n && grads[c.nr]) {
+        // A leaf's hooks run on its gradient whether it is accumulated or
+        // returned by autograd.grad (PyTorch's rule); a non-leaf's ran above.
+        if (is_leaf_acc)
+          for (const auto& hook : meta(leaf_acc->variable).hooks)
+            if (TensorPtr replaced = hook(grads[c.nr])) grads[c.nr] = replaced;
+        captured[c.index] = grads[c.nr];
+      }
     TensorList outs;
     if (!(capture_mode && is_leaf_acc)) {
       bool any = false;
