@@ -265,6 +265,14 @@ def test_hook_on_leaf_sees_and_replaces_the_gradient():
     close(x.grad, [30.0, 30.0])
 
 
+def test_leaf_hooks_run_under_autograd_grad():
+    x = leaf([1.0, 2.0])
+    x.register_hook(lambda g: g * 10)
+    (gx,) = autograd.grad((x * 3).sum(), x)
+    close(gx, [30.0, 30.0])
+    assert x.grad is None
+
+
 def test_retain_grad_sees_what_the_hooks_made_of_the_gradient():
     # PyTorch's order: retain_grad's hook runs after the tensor's other hooks,
     # whichever was registered first.
