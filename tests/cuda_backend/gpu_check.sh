@@ -11,8 +11,13 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader ||
 pkg=$(python tests/cuda_backend/emu_module.py ON "$ARCH" | tail -1)
 echo "built: $pkg"
 boot=$(python -c 'import sys; sys.path.insert(0, "tests/cuda_backend"); import emu_module; print(emu_module.BOOTSTRAP)')
-AAKAAR_EXPECT_CUDA=gpu PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" \
-  python -c "$boot" tests/cuda_backend/suite -q -p no:cacheprovider -rfEs -x --durations=5 || echo "SUITE FAILED"
+# One pytest process per file: a crash (e.g. host code reading device memory) then
+# costs one file's results, not the whole run's.
+for f in tests/cuda_backend/suite/test_*.py; do
+  echo "== $f"
+  AAKAAR_EXPECT_CUDA=gpu PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" \
+    python -c "$boot" "$f" -q -p no:cacheprovider -rfE --durations=3 2>&1 | tail -25 || echo "FAILED: $f"
+done
 mkdir -p "$OUT"
 PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" python -c "
 import sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']
