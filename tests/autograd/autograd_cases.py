@@ -61,6 +61,12 @@ class _Aakaar:
     def silu(x):
         return x.silu()
 
+    @staticmethod
+    def linear(x, w, b=None, relu=False):
+        from aakaar.nn import functional as F
+
+        return F.linear_relu(x, w, b) if relu else F.linear(x, w, b)
+
     # Composites in aakaar.nn.functional (no primitive of their own).
     @staticmethod
     def leaky_relu(x, negative_slope=0.01):
@@ -92,6 +98,8 @@ class _Torch:
             return getattr(torch, item)
         if item in ("gelu", "softplus", "silu", "leaky_relu", "elu"):
             return getattr(F, item)
+        if item == "linear":
+            return lambda x, w, b=None, relu=False: F.relu(F.linear(x, w, b)) if relu else F.linear(x, w, b)
         raise AttributeError(item)
 
 
@@ -427,6 +435,23 @@ def _mm_bmm(draw):
     m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
     return ([values(draw, (m, k)), values(draw, (k, n)), values(draw, (2, m, k))],
             lambda L, a, b, c: a.mm(b).sum() + c.bmm(b.unsqueeze(0).expand(2, k, n)))
+
+
+@case("fused_linear")
+def _linear(draw):
+    # The fused Linear op of the core (one GEMM with bias and optional ReLU, one node).
+    n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
+    lead = draw(st.sampled_from([(), (2,)]))
+    bias, relu = draw(st.booleans()), draw(st.booleans())
+    arrays = [values(draw, lead + (n, k)), values(draw, (m, k))] + ([values(draw, (m,))] if bias else [])
+    return arrays, lambda L, x, w, *b: L.linear(x, w, b[0] if b else None, relu=relu)
+
+
+@case("fused_linear_transposed_input")
+def _linear_t(draw):
+    n, k, m = (draw(st.integers(1, 4)) for _ in range(3))
+    return ([values(draw, (k, n)), values(draw, (m, k)), values(draw, (m,))],
+            lambda L, x, w, b: L.linear(x.transpose(0, 1), w, b))
 
 
 # ---- views ----------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ DOUBLE = {
     # prod and pow save their outputs: under create_graph those must be recomputed with history.
     "prod": lambda L, x, y: (x.prod(1) * y.sum(1)).sum() + (x + 3).prod() * 0.1,
     "pow_tensor_exponent": lambda L, x, y: ((x * x + 0.5) ** y).sum(),
+    "fused_linear": lambda L, x, y: (L.linear(x, y, y[:, 0], relu=True) ** 2).sum() + L.linear(x, y).tanh().sum(),
     "index_gather_cat": lambda L, x, y: (L.cat([x[:, [0, 0, 2]], y.gather(1, L.tensor(np.array([[1, 1, 0]] * 2)))], 1) ** 3).sum(),
 }
 
