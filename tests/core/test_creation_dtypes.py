@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import DTYPES, NP_OF, assert_matches, np_dtype, shapes, to_np
+from core_helpers import DTYPES, NP_OF, assert_matches, np_dtype, shapes, to_np
 
 
 def test_dtype_objects():

@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import DTYPES, FLOAT_DTYPES, arrays, assert_matches, np_dtype, pair, random_array, shapes, to_np, view_chains
+from core_helpers import DTYPES, FLOAT_DTYPES, arrays, assert_matches, np_dtype, pair, random_array, shapes, to_np, view_chains
 
 # ---- reference implementations ---------------------------------------------
 

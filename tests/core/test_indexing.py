@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import arrays, assert_matches, random_array, to_np
+from core_helpers import arrays, assert_matches, random_array, to_np
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given
 
 import aakaar
-from conftest import DTYPES, np_dtype, to_np, view_chains
+from core_helpers import DTYPES, np_dtype, to_np, view_chains
 
 TORCH_OF = {}
 

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import FLOAT_DTYPES, np_dtype, to_np
+from core_helpers import FLOAT_DTYPES, np_dtype, to_np
 
 SHAPE_PAIRS = [
     ((3,), (3,)), ((3,), (3, 4)), ((2, 3), (3,)), ((2, 3), (3, 4)), ((5, 2, 3), (3, 4)), ((2, 3), (5, 3, 4)),

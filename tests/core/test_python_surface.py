@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import aakaar
-from conftest import DTYPES, to_np
+from core_helpers import DTYPES, to_np
 
 
 def test_repr_matches_torch_style(torch):

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import aakaar
-from conftest import to_np
+from core_helpers import to_np
 
 
 def test_manual_seed_reproduces_the_stream():

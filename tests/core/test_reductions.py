@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import DTYPES, FLOAT_DTYPES, arrays, assert_matches, to_np, view_chains
+from core_helpers import DTYPES, FLOAT_DTYPES, arrays, assert_matches, to_np, view_chains
 
 
 def draw_dims(data, ndim):
@@ -93,7 +93,7 @@ def test_mean_var_std_match_numpy(chain, data, keepdim, correction):
 
 @pytest.mark.parametrize("dt", DTYPES)
 def test_max_min_with_dim_return_values_and_indices(dt, rng):
-    from conftest import random_array
+    from core_helpers import random_array
     a = random_array(rng, (4, 5, 3), dt)
     t = aakaar.from_numpy(a.copy())
     for dim in range(-3, 3):

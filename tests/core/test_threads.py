@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import aakaar
-from conftest import to_np
+from core_helpers import to_np
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import aakaar
-from conftest import apply_views, arrays, shapes, to_np, view_chains, view_ops
+from core_helpers import apply_views, arrays, shapes, to_np, view_chains, view_ops
 
 
 def shares_storage(a, b) -> bool:

@@ -1,6 +1,6 @@
 """Helpers shared by the nn tests: torch as the reference, weights copied across through numpy.
 
-(Not named conftest.py: tests/core imports `from conftest import ...`, and two modules
+(Not named conftest.py: two test folders importing a module called "conftest" by name, and two modules
 named conftest would shadow each other in one pytest run.)
 """
 

@@ -5,7 +5,7 @@ import gc
 
 import numpy as np
 import pytest
-from conftest import check, pair, sample
+from cuda_suite_helpers import check, pair, sample
 
 import aakaar
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import DTYPES, check, pair, sample
+from cuda_suite_helpers import DTYPES, check, pair, sample
 
 import aakaar
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from conftest import DTYPES, FLOATS, check, pair, sample
+from cuda_suite_helpers import DTYPES, FLOATS, check, pair, sample
 
 import aakaar
 
