@@ -159,7 +159,9 @@ TensorPtr permute(const TensorPtr& t, DimList dims) {
 
 // [[book:expand]]
 // Expanding a size-1 dim to n gives it stride 0: all n positions read the same
-// element. New leading dims get stride 0 too. No memory is allocated.
+// element. A new leading dim of size n > 1 gets stride 0 too; one of size 1
+// gets the stride a row-major layout would give it (PyTorch's choice: it is
+// never stepped along, so any stride is correct). No memory is allocated.
 TensorPtr expand(const TensorPtr& t, const Shape& shape) {
   const int64_t nd = static_cast<int64_t>(shape.size()), old = t->ndim();
   AK_CHECK(nd >= old, ValueError, "expand: the target shape ", shape_str(shape), " has fewer dims than the tensor's ",
