@@ -190,7 +190,7 @@ def test_sequential_does_not_fuse_subclasses():
 @pytest.mark.parametrize(
     "args,kwargs,exc,match",
     [
-        ((ak.ones(2, 3), ak.ones(4, 5)), {}, ValueError, "does not end in in_features=5"),
+        ((ak.ones(2, 3), ak.ones(4, 5)), {}, ValueError, "does not end in in_features=5"),  # F: (2, 3); _C: [2, 3]
         ((ak.ones(2, 3), ak.ones(3)), {}, ValueError, "weight must be 2-d"),
         ((ak.ones(2, 3), ak.ones(4, 3), ak.ones(5)), {}, ValueError, r"bias must have shape \[4\]"),
         ((ak.ones(2, 3), ak.ones(4, 3, dtype=ak.float64)), {}, TypeError, "same dtype"),

@@ -210,8 +210,8 @@ def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int) ->
     return losses
 
 
-def run(threads: int = 1, batch: int = 64, rounds: int = 31, ablate: bool = False,
-        data: str = str(EMNIST_DIR), check_steps: int = 5) -> dict:
+def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = False,
+        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002) -> dict:
     """Checks that every candidate trains like torch, then times them interleaved; returns the record."""
     if torch is None:
         raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
@@ -225,11 +225,11 @@ def run(threads: int = 1, batch: int = 64, rounds: int = 31, ablate: bool = Fals
         steps["aakaar, unfused layers"] = AakaarTrainer(weights, batches, fused=False).step
         steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
     losses = check_trajectories(steps, check_steps)
-    times = interleaved(steps, rounds=rounds)
+    times = interleaved(steps, rounds=rounds, target_s=target_s)
     return {
         "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads, "dtype": "float32",
         "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": th.variant,
-        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds,
+        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds, "sample_s": target_s,
         "check_losses": losses, "seconds": times,
         "ratio_vs_torch": {name: t / times["torch"] for name, t in times.items() if name != "torch"},
     }
@@ -239,16 +239,19 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--threads", type=int, default=1, help="threads for both libraries (default 1: stable)")
     p.add_argument("--batch", type=int, default=64)
-    p.add_argument("--rounds", type=int, default=31)
+    p.add_argument("--rounds", type=int, default=301)
+    p.add_argument("--sample-ms", type=float, default=2.0,
+                   help="length of one timed sample (default 2 ms: about one step, so that few samples are cut "
+                        "by the scheduler on a shared machine)")
     p.add_argument("--check-steps", type=int, default=5, help="steps whose losses must agree before timing")
     p.add_argument("--ablate", action="store_true", help="also time aakaar without its fast paths")
     p.add_argument("--data", default=str(EMNIST_DIR),
                    help="folder with the EMNIST ByMerge test files, or 'random' (default: ../shared/data/emnist)")
     p.add_argument("--json", help="write the result here (atomically)")
     args = p.parse_args(argv)
-    if min(args.threads, args.batch, args.rounds, args.check_steps) < 1:
-        p.error("--threads, --batch, --rounds and --check-steps must be positive")
-    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps)
+    if min(args.threads, args.batch, args.rounds, args.check_steps) < 1 or args.sample_ms <= 0:
+        p.error("--threads, --batch, --rounds, --check-steps and --sample-ms must be positive")
+    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3)
     print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, threads={args.threads}, "
           f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}")
     print(f"MLP {rec['model']}, batch {rec['batch']}, float32, one step = zero_grad + forward + cross-entropy "

@@ -39,6 +39,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, activation
     """
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight")
+    if weight.ndim != 2:
+        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features), got shape {tuple(weight.shape)}")
+    if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
+        raise ValueError(
+            f"linear(): input shape {tuple(input.shape)} does not end in in_features={weight.shape[1]} "
+            f"(weight shape {tuple(weight.shape)})"
+        )
     if isinstance(bias, Tensor) and bias.ndim == 0:
         # A 0-d bias (torch accepts one too) has no fused form: add it after the product.
         if activation not in ("none", "relu"):

@@ -1,45 +1,50 @@
-// One thread pool for the whole library (OpenMP underneath), and the rule that
-// small work never pays for parallelism: parallel_for runs inline unless the
-// range holds at least `grain` units of work per extra thread.
+// One thread pool for the whole library, and the rule that small work never
+// pays for parallelism: parallel_for runs inline unless the range holds at
+// least `grain` units of work per extra thread.
+//
+// The pool is our own, not OpenMP's, because of one property: the calling
+// thread never waits for a worker that has not started. Chunks are claimed
+// from a shared counter by whoever gets there first, the caller included,
+// and the caller waits only for chunks that are already running. On a shared
+// machine a worker may not be scheduled for a whole 4 ms tick; an OpenMP
+// team's join barrier waits for it, so a 100 us layer could take 4 ms. Here
+// the caller runs the late worker's chunk itself: the worst case is the
+// serial time. (It also makes the pool safe after fork(): a child has no
+// workers, and the caller simply runs every chunk.)
 #pragma once
 #include <algorithm>
 #include <cstdint>
-
-#ifdef AAKAAR_OPENMP
-#include <omp.h>
-#endif
 
 namespace aakaar {
 
 int get_num_threads();
 void set_num_threads(int n);
+// True inside a chunk of parallel_for: nested calls then run inline.
 bool in_parallel_region();
+
+namespace detail {
+using RangeFn = void (*)(const void* ctx, int64_t begin, int64_t end);
+// Splits [begin, end) into `chunks` near-equal ranges and runs fn(ctx, b, e)
+// on each, on the pool and the calling thread; returns when all are done and
+// rethrows the first exception a chunk raised.
+void run_parallel(int64_t begin, int64_t end, int64_t chunks, RangeFn fn, const void* ctx);
+}  // namespace detail
 
 // Calls fn(begin_i, end_i) on disjoint chunks covering [begin, end).
 template <typename F>
 void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
   const int64_t n = end - begin;
   if (n <= 0) return;
-  int threads = get_num_threads();
-#ifdef AAKAAR_OPENMP
+  const int threads = get_num_threads();
   grain = std::max<int64_t>(grain, 1);
   // n / 2 >= grain, not n >= 2 * grain: callers pass INT64_MAX for "never
   // split", and doubling it would overflow into a negative number.
   if (threads > 1 && n / 2 >= grain && !in_parallel_region()) {
     const int64_t chunks = std::min<int64_t>(threads, n / grain);
-#pragma omp parallel num_threads(static_cast<int>(chunks))
-    {
-      const int64_t t = omp_get_thread_num();
-      const int64_t nt = omp_get_num_threads();
-      const int64_t step = (n + nt - 1) / nt;
-      const int64_t b = begin + t * step;
-      const int64_t e = std::min(end, b + step);
-      if (b < e) fn(b, e);
-    }
+    detail::run_parallel(begin, end, chunks,
+                         [](const void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); }, &fn);
     return;
   }
-#endif
-  (void)threads;
   fn(begin, end);
 }
 

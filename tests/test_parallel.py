@@ -1,0 +1,97 @@
+"""The thread pool behind parallel_for (csrc/cpu/parallel.cpp), seen through ops
+that split their work: results equal the one-thread results for every thread
+count, nested and concurrent use works, and a forked child can still compute."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+import numpy as np
+import pytest
+
+import aakaar as ak
+
+
+@pytest.fixture
+def restore_threads():
+    before = ak.get_num_threads()
+    yield
+    ak.set_num_threads(before)
+
+
+def _work(seed: int):
+    """A GEMM large enough to be split, an elementwise op and a reduction."""
+    rng = np.random.default_rng(seed)
+    a = ak.from_numpy(rng.standard_normal((300, 500)).astype(np.float32))
+    b = ak.from_numpy(rng.standard_normal((500, 400)).astype(np.float32))
+    big = ak.from_numpy(rng.standard_normal(1 << 20).astype(np.float32))
+    return (a @ b).numpy(), (big * 2.0 + 1.0).numpy(), float(big.sum().item())
+
+
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_results_do_not_depend_on_the_thread_count(restore_threads, threads):
+    ak.set_num_threads(1)
+    ref = _work(0)
+    ak.set_num_threads(threads)
+    for _ in range(3):  # the pool is reused across jobs
+        got = _work(0)
+        np.testing.assert_allclose(got[0], ref[0], rtol=1e-5, atol=1e-4)
+        np.testing.assert_array_equal(got[1], ref[1])
+        np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
+
+
+def test_many_small_jobs_back_to_back(restore_threads):
+    """Thousands of jobs in a row: every chunk of every job runs exactly once."""
+    ak.set_num_threads(2)
+    x = ak.ones(1 << 18)
+    total = ak.zeros(1 << 18)
+    for _ in range(2000):
+        total += x
+    assert float(total.min().item()) == 2000.0 and float(total.max().item()) == 2000.0
+
+
+def test_python_threads_share_the_pool(restore_threads):
+    """Two callers at once: one gets the pool, the other runs inline; both are right."""
+    ak.set_num_threads(2)
+    ref = _work(1)
+    errors = []
+
+    def run():
+        try:
+            for _ in range(5):
+                got = _work(1)
+                np.testing.assert_allclose(got[0], ref[0], rtol=1e-5, atol=1e-4)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
+def test_forked_child_computes_without_the_workers(restore_threads):
+    """A child of fork() has no worker threads; the caller runs every chunk itself
+    (an OpenMP team would wait forever for threads that do not exist)."""
+    ak.set_num_threads(2)
+    ref = _work(2)[0]
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: compute, report, exit without running pytest's teardown
+        try:
+            ok = np.allclose(_work(2)[0], ref, rtol=1e-5, atol=1e-4)
+            os.write(w, b"ok" if ok else b"wrong")
+        finally:
+            os._exit(0)
+    os.close(w)
+    _, status = os.waitpid(pid, 0)
+    assert os.read(r, 16) == b"ok" and status == 0
+
+
+def test_set_num_threads_rejects_nonsense():
+    with pytest.raises(ValueError, match="must be positive"):
+        ak.set_num_threads(0)
