@@ -18,6 +18,7 @@ constexpr size_t kSmallLimit = size_t(1) << 20;  // 1 MiB
 
 class CachingAllocator {
  public:
+  // [[book:allocator_allocate]]
   void* allocate(size_t nbytes) {
     const size_t size = size_class(nbytes);
     std::lock_guard<std::mutex> lock(mu_);
@@ -36,7 +37,9 @@ class CachingAllocator {
     if (stats_.allocated > stats_.peak_allocated) stats_.peak_allocated = stats_.allocated;
     return p;
   }
+  // [[/book:allocator_allocate]]
 
+  // [[book:allocator_release]]
   void release(void* p) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = live_.find(p);
@@ -45,6 +48,7 @@ class CachingAllocator {
     stats_.allocated -= static_cast<int64_t>(it->second);
     live_.erase(it);
   }
+  // [[/book:allocator_release]]
 
   void empty_cache() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -113,6 +117,7 @@ CachingAllocator& allocator() {
 
 }  // namespace
 
+// [[book:size_class]]
 size_t size_class(size_t nbytes) {
   if (nbytes <= kSmallLimit) return std::max<size_t>(kSmallStep, (nbytes + kSmallStep - 1) / kSmallStep * kSmallStep);
   size_t pow2 = kSmallLimit;
@@ -120,6 +125,7 @@ size_t size_class(size_t nbytes) {
   const size_t step = pow2 / 4;
   return (nbytes + step - 1) / step * step;
 }
+// [[/book:size_class]]
 
 StoragePtr allocate_storage(size_t nbytes, Device device) {
   AK_CHECK(device.type == DeviceType::CUDA && device.index == 0, RuntimeError, "cannot allocate on ", device.str(),

@@ -54,6 +54,7 @@ Tensor empty_like(const Tensor& t, Device device) { return *Tensor::empty(t.shap
 // Host <-> device. cudaMemcpy moves one contiguous block of bytes, so a strided or
 // dtype-converting copy goes through a contiguous staging tensor on whichever side
 // can do the conversion itself (the CPU backend on the host, the kernels on the device).
+// [[book:cross_device_copy]]
 void cross_device_copy(const Tensor& dst, const Tensor& src) {
   AK_CHECK(dst.shape == src.shape, RuntimeError, "copy between devices: shapes ", shape_str(dst.shape), " and ",
            shape_str(src.shape), " differ");
@@ -76,6 +77,7 @@ void cross_device_copy(const Tensor& dst, const Tensor& src) {
                                            to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
   backend(dst.device()).copy(dst, staged);
 }
+// [[/book:cross_device_copy]]
 
 }  // namespace
 

@@ -37,6 +37,7 @@ __device__ __forceinline__ T shfl_down(T v, int delta) {
 // Warps reduce in registers with shuffles, then one value per warp goes through shared
 // memory to warp 0. Every thread of the block must call it (it has barriers), and
 // blockDim.x must be a multiple of 32 (every lane of every warp takes part).
+// [[book:block_reduce]]
 template <typename T, typename R>
 __device__ __forceinline__ T block_reduce(T v, const R& r) {
   __shared__ T warp_vals[32];
@@ -51,6 +52,7 @@ __device__ __forceinline__ T block_reduce(T v, const R& r) {
   __syncthreads();  // warp_vals is free again for the next call
   return v;
 }
+// [[/book:block_reduce]]
 
 // Threads per block for rows of `cols` elements: enough that each thread has a few
 // elements, a multiple of 32, at most 256.

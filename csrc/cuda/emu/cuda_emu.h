@@ -12,6 +12,7 @@
 #include <stdexcept>
 #include <string>
 
+// [[book:emu_two_modes]]
 #ifdef __CUDACC__
 
 #include <cuda_runtime.h>
@@ -29,6 +30,7 @@
 #include "emu_launch.h"
 
 #endif
+// [[/book:emu_two_modes]]
 
 namespace aakaar_cuda_detail {
 [[noreturn]] inline void fail(cudaError_t e, const char* what, const char* file, int line) {

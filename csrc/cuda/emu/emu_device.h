@@ -50,11 +50,13 @@ inline uint3 make_uint3(unsigned x, unsigned y, unsigned z) { return {x, y, z}; 
 
 // __thread, not thread_local: trivially initialised, so every access is one
 // fs-relative load with no TLS-wrapper call.
+// [[book:emu_thread_coords]]
 extern __thread uint3 threadIdx;
 extern __thread uint3 blockIdx;
 extern __thread uint3 blockDim;
 extern __thread uint3 gridDim;
 constexpr int warpSize = 32;
+// [[/book:emu_thread_coords]]
 
 namespace aakaar_emu {
 
@@ -92,8 +94,10 @@ constexpr int kBarrierPlain = 0, kBarrierCount = 1, kBarrierAnd = 2, kBarrierOr 
 
 }  // namespace aakaar_emu
 
+// [[book:emu_syncthreads]]
 #define __syncthreads() \
   ((void)::aakaar_emu::block_barrier(__FILE__, __LINE__, "__syncthreads()", 0, 0))
+// [[/book:emu_syncthreads]]
 #define __syncthreads_count(p) \
   ::aakaar_emu::block_barrier(__FILE__, __LINE__, "__syncthreads_count()", 1, (p) ? 1 : 0)
 #define __syncthreads_and(p) \

@@ -388,6 +388,7 @@ void run_block(BlockRunner& r, const GridJob& job, uint64_t linear_block) {
     ~Guard() { tl_runner = nullptr; }
   } guard(&r);
 
+  // [[book:emu_block_loop]]
   // Each pass starts at the first runnable fiber; fibers hand over to each other until
   // the end of the pass (switch_away) and control returns here.
   while (r.done < n) {
@@ -399,6 +400,7 @@ void run_block(BlockRunner& r, const GridJob& job, uint64_t linear_block) {
     // An aborted block's other fibers are simply never resumed; their stacks are reused.
     if (r.failed) throw KernelError(r.error);
   }
+  // [[/book:emu_block_loop]]
   const std::string canary = broken_canary(r, "when the block finished");
   if (!canary.empty()) throw KernelError(block_str(r) + ": " + canary);
 }
@@ -558,6 +560,7 @@ int block_barrier(const char* file, int line, const char* name, int mode, int pr
   } else if (mode != r.bar_mode || !same_site(file, line, r.bar_file, r.bar_line)) {
     r.bar_mismatch = true;  // reported when the block gets stuck
   }
+  // [[book:emu_barrier]]
   ++r.bar_arrived;
   if (mode == kBarrierCount) r.bar_acc += pred;
   if (mode == kBarrierAnd) r.bar_acc &= pred;
@@ -588,6 +591,7 @@ int block_barrier(const char* file, int line, const char* name, int mode, int pr
   }
   switch_away(r);
   return r.bar_result;  // cannot change before this thread reaches the next barrier
+  // [[/book:emu_barrier]]
 }
 
 uint64_t warp_exchange(const char* file, int line, WarpOp op, unsigned mask, uint64_t value, int param,

@@ -18,6 +18,7 @@ namespace {
 constexpr int kThreads = 256;
 constexpr int kBlocksPerSM = 8;  // 8 x 256 = 2048 threads: a full A100/H100 multiprocessor
 
+// [[book:cuda_ewise_add_kernel]]
 template <typename T, bool kContiguous>
 __global__ void ewise_add_kernel(int64_t n, StridedIter<3> it, T* out, const T* a, const T* b) {
   const int64_t grid_stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
@@ -31,9 +32,11 @@ __global__ void ewise_add_kernel(int64_t n, StridedIter<3> it, T* out, const T* 
     }
   }
 }
+// [[/book:cuda_ewise_add_kernel]]
 
 }  // namespace
 
+// [[book:cuda_ewise_add_launch]]
 template <typename T>
 void ewise_add(int ndim, const int64_t* sizes, T* out, const int64_t* out_strides, const T* a,
                const int64_t* a_strides, const T* b, const int64_t* b_strides) {
@@ -48,6 +51,7 @@ void ewise_add(int ndim, const int64_t* sizes, T* out, const int64_t* out_stride
     AAKAAR_LAUNCH((ewise_add_kernel<T, false>), blocks, kThreads, 0, n, it, out, a, b);
   AAKAAR_CHECK_LAUNCH();
 }
+// [[/book:cuda_ewise_add_launch]]
 
 template void ewise_add<float>(int, const int64_t*, float*, const int64_t*, const float*, const int64_t*,
                                const float*, const int64_t*);

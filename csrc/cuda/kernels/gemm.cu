@@ -36,6 +36,7 @@ __device__ __forceinline__ void store_c(T* C, int64_t off, T alpha, T acc, T bet
 // ---- v1: naive --------------------------------------------------------------------
 // threadIdx.x picks the row, so the 32 threads of a warp read 32 different rows of A
 // and write 32 different rows of C: every access is a separate memory transaction.
+// [[book:cuda_gemm_v1]]
 template <typename T>
 __global__ void gemm_naive_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s) {
   select_batch(A, B, C, s);
@@ -46,11 +47,13 @@ __global__ void gemm_naive_kernel(int M, int N, int K, T alpha, const T* A, cons
   for (int k = 0; k < K; ++k) acc += A[i * s.rs_a + k * s.cs_a] * B[k * s.rs_b + j * s.cs_b];
   store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc, beta);
 }
+// [[/book:cuda_gemm_v1]]
 
 // ---- v2: coalesced ----------------------------------------------------------------
 // The only change: threadIdx.x picks the column. A warp now reads one element of A
 // (broadcast to all lanes) and 32 consecutive elements of B, and writes 32 consecutive
 // elements of C.
+// [[book:cuda_gemm_v2]]
 template <typename T>
 __global__ void gemm_coalesced_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                       Strides s) {
@@ -62,6 +65,7 @@ __global__ void gemm_coalesced_kernel(int M, int N, int K, T alpha, const T* A, 
   for (int k = 0; k < K; ++k) acc += A[i * s.rs_a + k * s.cs_a] * B[k * s.rs_b + j * s.cs_b];
   store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc, beta);
 }
+// [[/book:cuda_gemm_v2]]
 
 // ---- v3: shared-memory tiles --------------------------------------------------------
 // A 32x32 block of threads computes a 32x32 tile of C. For each 32-wide slice of K, the
@@ -70,6 +74,7 @@ __global__ void gemm_coalesced_kernel(int M, int N, int K, T alpha, const T* A, 
 // loaded from global memory is reused 32 times.
 constexpr int kTile = 32;
 
+// [[book:cuda_gemm_v3]]
 template <typename T>
 __global__ void gemm_shared_tiles_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                          Strides s) {
@@ -90,6 +95,7 @@ __global__ void gemm_shared_tiles_kernel(int M, int N, int K, T alpha, const T* 
   }
   if (i < M && j < N) store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc, beta);
 }
+// [[/book:cuda_gemm_v3]]
 
 // ---- v4: 1-D block tiling -------------------------------------------------------------
 // A block of 512 threads computes a 64x64 tile of C; each thread computes 8 vertically
@@ -98,6 +104,7 @@ __global__ void gemm_shared_tiles_kernel(int M, int N, int K, T alpha, const T* 
 constexpr int k1dBM = 64, k1dBN = 64, k1dBK = 8, k1dTM = 8;
 constexpr int k1dThreads = k1dBM * k1dBN / k1dTM;  // 512
 
+// [[book:cuda_gemm_v4]]
 template <typename T>
 __global__ void gemm_blocktile_1d_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C,
                                          Strides s) {
@@ -128,6 +135,7 @@ __global__ void gemm_blocktile_1d_kernel(int M, int N, int K, T alpha, const T* 
     if (i < M && j < N) store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc[r], beta);
   }
 }
+// [[/book:cuda_gemm_v4]]
 
 // ---- v5: 2-D block tiling (register blocking) ------------------------------------------
 // A block of 256 threads computes a 128x128 tile of C; each thread an 8x8 sub-block.
@@ -138,6 +146,7 @@ constexpr int k2dThreads = (k2dBM / k2dTM) * (k2dBN / k2dTN);  // 256
 
 template <typename T>
 __global__ void __launch_bounds__(k2dThreads)
+    // [[book:cuda_gemm_v5]]
     gemm_blocktile_2d_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s) {
   select_batch(A, B, C, s);
   __shared__ T As[k2dBK][k2dBM];  // A's tile stored transposed: a column of A is contiguous
@@ -174,6 +183,7 @@ __global__ void __launch_bounds__(k2dThreads)
     }
   }
 }
+    // [[/book:cuda_gemm_v5]]
 
 unsigned blocks_for(int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 

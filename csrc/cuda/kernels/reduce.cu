@@ -23,6 +23,7 @@ constexpr int kThreads = 256;    // a multiple of 32: every warp is full
 constexpr int kBlocksPerSM = 8;  // one partial per block; the second pass is one block
 
 // Each thread's private sum over its grid-stride slice of the input.
+// [[book:reduce_thread_partial]]
 template <typename T, bool kContiguous>
 __device__ __forceinline__ T thread_partial(int64_t n, const StridedIter<1>& it, const T* x) {
   T acc = T(0);
@@ -38,8 +39,10 @@ __device__ __forceinline__ T thread_partial(int64_t n, const StridedIter<1>& it,
   }
   return acc;
 }
+// [[/book:reduce_thread_partial]]
 
 // v1: blockDim.x values in dynamic shared memory (blockDim.x a power of two).
+// [[book:reduce_shared_tree]]
 template <typename T, bool kContiguous>
 __global__ void sum_shared_tree_kernel(int64_t n, StridedIter<1> it, const T* x, T* partials) {
   AAKAAR_DYNAMIC_SHARED(T, buf);
@@ -52,15 +55,19 @@ __global__ void sum_shared_tree_kernel(int64_t n, StridedIter<1> it, const T* x,
   }
   if (t == 0) partials[blockIdx.x] = buf[0];
 }
+// [[/book:reduce_shared_tree]]
 
 // Sum over the 32 lanes of a warp; lane 0 ends up with the total.
+// [[book:reduce_warp_sum]]
 template <typename T>
 __device__ __forceinline__ T warp_sum(T v) {
   for (int offset = 16; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
   return v;
 }
+// [[/book:reduce_warp_sum]]
 
 // v2: shuffles within warps, then one shared slot per warp (blockDim.x a multiple of 32).
+// [[book:reduce_warp_shuffle]]
 template <typename T, bool kContiguous>
 __global__ void sum_warp_shuffle_kernel(int64_t n, StridedIter<1> it, const T* x, T* partials) {
   __shared__ T warp_sums[32];
@@ -74,6 +81,7 @@ __global__ void sum_warp_shuffle_kernel(int64_t n, StridedIter<1> it, const T* x
     if (lane == 0) partials[blockIdx.x] = v;
   }
 }
+// [[/book:reduce_warp_shuffle]]
 
 template <typename T, bool kContiguous>
 void launch_sum(SumVersion version, int blocks, int64_t n, const StridedIter<1>& it, const T* x, T* out) {

@@ -19,6 +19,7 @@ namespace aakaar::cuda {
 
 constexpr int kMaxDims = 8;
 
+// [[book:strided_iter]]
 template <int N>
 struct StridedIter {
   int ndim;
@@ -37,6 +38,7 @@ struct StridedIter {
     }
   }
 };
+// [[/book:strided_iter]]
 
 // Builds the iterator for tensors of shape sizes[0..ndim) with strides[t][0..ndim).
 // Returns the number of elements; *contiguous says whether every tensor is contiguous.
@@ -52,6 +54,7 @@ inline int64_t make_strided_iter(int ndim, const int64_t* sizes, const int64_t* 
       throw std::invalid_argument("negative size " + std::to_string(sizes[d]) + " in dimension " + std::to_string(d));
     numel *= sizes[d];
   }
+  // [[book:strided_iter_merge]]
   // Keep only dimensions of size > 1, then merge neighbours d-1, d when, for every
   // tensor, stepping once along d-1 equals stepping sizes[d] times along d.
   int nd = 0;
@@ -74,6 +77,7 @@ inline int64_t make_strided_iter(int ndim, const int64_t* sizes, const int64_t* 
     for (int t = 0; t < N; ++t) it->strides[0][t] = 1;
     nd = 1;
   }
+  // [[/book:strided_iter_merge]]
   it->ndim = nd;
   *contiguous = nd == 1;
   for (int t = 0; t < N; ++t) *contiguous = *contiguous && it->strides[0][t] == 1;
