@@ -111,11 +111,6 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return MaxMin(*self._min_dim(dim, keepdim))
 
 
-def _std(self: Tensor, dim: Any = None, *, correction: Any = None, keepdim: bool = False) -> Tensor:
-    """Standard deviation with Bessel's correction by default (``correction=1``)."""
-    return self.var(dim, correction=correction, keepdim=keepdim).sqrt()
-
-
 def _scalar_of(kind: type):
     def convert(self: Tensor):
         if self.numel() != 1:
@@ -187,7 +182,6 @@ def install_methods() -> None:
     Tensor.is_floating_point = _is_floating_point
     Tensor.max = _max
     Tensor.min = _min
-    Tensor.std = _std
     Tensor.__bool__ = _bool
     Tensor.__float__ = _scalar_of(float)
     Tensor.__int__ = _scalar_of(int)

@@ -79,6 +79,8 @@ TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, b
 TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std::optional<DType> dtype);
 TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim);
 TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim);
+// sqrt(var), with a gradient of 0 (not NaN) where the deviation is 0, like PyTorch.
+TensorPtr std_dev(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim);
 std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool keepdim, bool is_max);
 TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max);
 TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim);

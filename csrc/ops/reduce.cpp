@@ -102,6 +102,28 @@ TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction
   return binary_scalar(BinaryOp::Div, ss, Scalar::from_double(denom), false);
 }
 
+TensorPtr std_dev(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim) {
+  TensorPtr v = var(t, std::move(dims), correction, keepdim);
+  TensorPtr out;
+  {
+    autograd::GradModeGuard no_grad(false);  // recorded below with its own formula
+    out = unary(UnaryOp::Sqrt, v);
+  }
+  if (autograd::should_record({&v}))
+    // d sqrt(v) = g / (2 sqrt(v)); where the deviation is 0 (a constant slice)
+    // that is 0 * inf. PyTorch defines the gradient there as 0, and so do we.
+    autograd::record("StdBackward", {v}, out, {out}, [](const autograd::TensorList& g, const autograd::TensorList& s,
+                                                        const autograd::Needs&) {
+      TensorPtr y = s[0];
+      TensorPtr zero = full({}, Scalar::from_int(0), y->dtype, y->device());
+      TensorPtr safe = where(binary_scalar(BinaryOp::Eq, y, Scalar::from_int(0), false),
+                             full({}, Scalar::from_int(1), y->dtype, y->device()), y);
+      TensorPtr grad = binary(BinaryOp::Div, g[0], binary_scalar(BinaryOp::Mul, safe, Scalar::from_double(2.0), false));
+      return autograd::TensorList{where(binary_scalar(BinaryOp::Eq, y, Scalar::from_int(0), false), zero, grad)};
+    });
+  return out;
+}
+
 std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool keepdim, bool is_max) {
   dim = t->wrap_dim(dim);
   TensorPtr in = t->ndim() == 0 ? reshape(t, {1}) : t;
@@ -137,8 +159,10 @@ TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
   // log sum exp(x) = m + log sum exp(x - m), with m the max: no overflow.
   // Where m is infinite, x - m would be NaN, so shift by 0 there instead.
   TensorPtr m = reduce(ReduceOp::Max, x, dims, true);
-  TensorPtr finite = binary(BinaryOp::Eq, unary(UnaryOp::Abs, m), scalar_tensor(Scalar::from_double(INFINITY), x->dtype));
-  m = where(finite, scalar_tensor(Scalar::from_double(0), x->dtype), m);
+  // The scalars live on x's device: an op never mixes devices.
+  TensorPtr infinite = binary(BinaryOp::Eq, unary(UnaryOp::Abs, m),
+                              scalar_tensor(Scalar::from_double(INFINITY), x->dtype, x->device()));
+  m = where(infinite, scalar_tensor(Scalar::from_double(0), x->dtype, x->device()), m);
   TensorPtr s = reduce(ReduceOp::Sum, unary(UnaryOp::Exp, binary(BinaryOp::Sub, x, m)), dims, true);
   TensorPtr out = binary(BinaryOp::Add, unary(UnaryOp::Log, s), m);
   return drop_dims(out, reduced_mask(x, dims), keepdim);

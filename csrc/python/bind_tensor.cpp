@@ -392,6 +392,9 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("var", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
         return ops::var(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
       }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.")
+      .def("std", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+        return ops::std_dev(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
+      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.")
       .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::logsumexp(t, *to_dims(dim), keepdim);
       }, py::arg("dim"), py::arg("keepdim") = false, "log(sum(exp(x))) over dim, computed stably by shifting by the maximum.")
@@ -433,10 +436,13 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   cls.def("_to_dtype", [](const TensorPtr& t, DType d, bool copy) { return ops::to_dtype(t, d, copy); },
           py::arg("dtype"), py::arg("copy") = false, "A copy converted to dtype (self if it already has it, unless copy=True).")
       .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); }, "The tensor on another device (self if already there).")
-      .def("item", [](const Tensor& t) -> py::object {
-        AK_CHECK(t.numel() == 1, ValueError, "a tensor with ", t.numel(), " elements (shape ", shape_str(t.shape),
-                 ") cannot be converted to a Python scalar");
-        AK_CHECK(t.device().type == DeviceType::CPU, RuntimeError, "item(): move the tensor to cpu first");
+      .def("item", [](const TensorPtr& self) -> py::object {
+        AK_CHECK(self->numel() == 1, ValueError, "a tensor with ", self->numel(), " elements (shape ",
+                 shape_str(self->shape), ") cannot be converted to a Python scalar");
+        // A device tensor's data pointer is not addressable from the host: read a CPU copy
+        // of the one element (as torch does, this waits for the device).
+        const TensorPtr host = self->device().type == DeviceType::CPU ? self : ops::to_device(self, Device{});
+        const Tensor& t = *host;
         switch (t.dtype) {
           case DType::Bool: return py::bool_(*t.data<bool>());
           case DType::UInt8: return py::int_(*t.data<uint8_t>());

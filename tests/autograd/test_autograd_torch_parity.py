@@ -115,9 +115,6 @@ def test_max_dim_ties_route_to_the_returned_index():
     np.testing.assert_array_equal(y.grad.numpy(), expected)
 
 
-@pytest.mark.xfail(strict=True, reason="std is var().sqrt() (aakaar/_tensor.py): on a constant slice sqrt's "
-                   "infinite slope meets var's zero one and gives NaN; torch's std backward gives 0 there. "
-                   "Needs a std op with its own backward (reported in issue 4)")
 def test_std_of_a_constant_slice_has_zero_gradient():
     g, r = both([[1.0, 1.0, 1.0], [0.0, 1.0, 3.0]], lambda x: x.std(1))
     np.testing.assert_allclose(g, r)

