@@ -53,16 +53,24 @@ DType compute_dtype(BinaryOp op, DType promoted) {
 }
 
 // Integer division by zero would kill the process (SIGFPE); check first.
+// Whether any element of a bool tensor is true, read on the host: the one-element
+// result of a reduction on the GPU is copied to the CPU before it is dereferenced.
+bool any_true(const TensorPtr& mask) {
+  TensorPtr r = reduce(ReduceOp::Any, mask, std::nullopt, false);
+  if (r->device().type != DeviceType::CPU) r = to_device(r, Device{});
+  return r->data<bool>()[0];
+}
+
 void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b) {
   if (is_floating(dt)) return;
   if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod) {
     TensorPtr zero = binary_scalar(BinaryOp::Eq, b, Scalar::from_int(0), false);
-    AK_CHECK(reduce(ReduceOp::Any, zero, std::nullopt, false)->data<bool>()[0] == false, RuntimeError,
+    AK_CHECK(!any_true(zero), RuntimeError,
              "ZeroDivisionError: integer ", op_name(op), " by zero");
   }
   if (op == BinaryOp::Pow && dt != DType::UInt8) {
     TensorPtr neg = binary_scalar(BinaryOp::Lt, b, Scalar::from_int(0), false);
-    AK_CHECK(reduce(ReduceOp::Any, neg, std::nullopt, false)->data<bool>()[0] == false, ValueError,
+    AK_CHECK(!any_true(neg), ValueError,
              "integers to negative integer powers are not allowed");
   }
 }

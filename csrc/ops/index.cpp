@@ -16,9 +16,13 @@ void check_index_dtype(const TensorPtr& index, const char* op) {
 }
 
 // Checks every index lies in [-size, size) (or [0, size) when negatives are
-// not allowed) and returns a contiguous int64 copy with negatives wrapped.
+// not allowed) and returns a contiguous int64 copy with negatives wrapped, on the
+// index's device. The check reads the values on the host: a device index is copied to
+// the CPU first (on a GPU its data pointer is not addressable from host code) and the
+// wrapped copy goes back to its device for the kernel.
 TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, bool allow_negative, const char* op) {
-  TensorPtr idx = clone(contiguous(index));
+  const Device device = index->device();
+  TensorPtr idx = device.type == DeviceType::CPU ? clone(contiguous(index)) : contiguous(to_device(index, Device{}));
   int64_t* p = idx->data<int64_t>();
   for (int64_t i = 0, n = idx->numel(); i < n; ++i) {
     const int64_t v = p[i];
@@ -26,7 +30,7 @@ TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, boo
              " is out of bounds for dimension ", dim, " with size ", size);
     if (v < 0) p[i] = v + size;
   }
-  return idx;
+  return device.type == DeviceType::CPU ? idx : to_device(idx, device);
 }
 
 }  // namespace

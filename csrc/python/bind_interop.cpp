@@ -69,7 +69,21 @@ void capsule_destructor(PyObject* capsule) {
   }
 }
 
+// The emulator's "cuda" memory is host memory: exporting it as kDLCUDA would hand a
+// consumer (torch, CuPy) a pointer it would pass to a real GPU. Refuse instead.
+void check_exportable(const TensorPtr& t, const char* what) {
+#ifdef AAKAAR_CUDA_EMULATOR
+  AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, what, ": this tensor is on the emulated ",
+           "'cuda' device (an AAKAAR_CUDA=EMU build), whose memory is not GPU memory and cannot be shared ",
+           "through DLPack; copy it with .cpu() first");
+#else
+  (void)t;
+  (void)what;
+#endif
+}
+
 py::capsule to_dlpack(const TensorPtr& t) {
+  check_exportable(t, "__dlpack__");
   auto* ctx = new ExportContext{t, t->shape, t->strides, {}};
   DLTensor& dl = ctx->managed.dl_tensor;
   dl.data = t->storage->data();
@@ -229,6 +243,7 @@ void bind_interop(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
          py::arg("dl_device") = py::none(), py::arg("copy") = py::none(),
          "Exports a DLPack capsule sharing this tensor's memory.")
       .def("__dlpack_device__", [](const TensorPtr& t) {
+        check_exportable(t, "__dlpack_device__");
         return py::make_tuple(t->device().type == DeviceType::CPU ? int(kDLCPU) : int(kDLCUDA), t->device().index);
       });
   m.def("from_numpy", &from_numpy, py::arg("array"), "A tensor sharing the numpy array's memory (no copy).");
