@@ -138,6 +138,8 @@ def launch(kernel: Callable, grid, block, args: tuple = (), shared: dict | None 
 def _run_block(kernel, threads: list[Thread], args: tuple, counters: list[CountingArray], order: str) -> None:
     gens = {}
     for t in threads:
+        for c in counters:  # a plain (non-generator) kernel runs entirely inside this call
+            c.current = t
         g = kernel(t, *args)
         gens[t.linear] = g if hasattr(g, "send") else None  # a plain function ran to its end already
     waiting: dict[int, Any] = {}       # thread -> what it waits for (_Sync or _Shfl)
