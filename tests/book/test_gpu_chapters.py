@@ -265,7 +265,7 @@ def test_launch_explorer_js_agrees_with_the_python_model(tmp_path):
 
 
 def test_launch_explorer_rejects_bad_input():
-    from aakaar.widgets.launch_explorer import LaunchExplorer
+    from aakaar.widgets import LaunchExplorer
     with pytest.raises(ValueError, match="block must be between 1 and 1024"):
         LaunchExplorer(block=2048)
     with pytest.raises(ValueError, match="warp must be below 8"):
