@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import aakaar as ak
+import aakaar.nn.functional as F
 from aakaar import _C
 
 MIB = 1 << 20
@@ -61,7 +62,7 @@ def test_a_training_step_reaches_a_steady_state():
 
     def step():
         w.grad = None
-        ak.nn.functional.linear(x, w, activation="relu").sum().backward()
+        F.linear(x, w, activation="relu").sum().backward()
 
     step()
     before = _C.cpu_allocator_stats()
@@ -150,3 +151,25 @@ def test_bad_input():
         _C.cpu_size_class(-5)
     with pytest.raises(TypeError):
         _C.set_cpu_cache_limit("lots")
+
+
+def test_bypass_leaves_the_cache_alone():
+    a = ak.empty(MIB // 4)
+    del a
+    cached = _C.cpu_allocator_stats()["cached_bytes"]
+    _C.set_cpu_cache_enabled(False)
+    try:
+        before = _C.cpu_allocator_stats()
+        b = ak.empty(MIB // 4)  # from the system, though a block of its class is cached
+        del b  # back to the system
+        after = _C.cpu_allocator_stats()
+        assert after["num_cache_hits"] == before["num_cache_hits"]
+        assert after["num_mallocs"] == before["num_mallocs"] + 1
+        assert after["num_frees"] == before["num_frees"] + 1
+        assert after["cached_bytes"] == cached
+    finally:
+        _C.set_cpu_cache_enabled(True)
+    hits = _C.cpu_allocator_stats()["num_cache_hits"]
+    c = ak.empty(MIB // 4)
+    assert _C.cpu_allocator_stats()["num_cache_hits"] == hits + 1
+    del c

@@ -28,6 +28,9 @@ CpuAllocatorStats cpu_allocator_stats();
 void cpu_empty_cache();
 // Sets the cap on cached bytes (0 turns caching off), trimming the cache to it.
 void cpu_set_cache_limit(int64_t bytes);
+// Off: allocate and free through the system, leaving the cached blocks alone
+// (for measuring what the cache is worth). On by default.
+void cpu_set_cache_enabled(bool enabled);
 // The block size a request of nbytes is served with (nbytes itself below the
 // cacheable size).
 size_t cpu_size_class(size_t nbytes);

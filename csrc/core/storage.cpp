@@ -47,7 +47,7 @@ class CachingCpuAllocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       ++stats_.num_allocs;
-      auto it = free_.find(size);
+      auto it = enabled_ ? free_.find(size) : free_.end();
       if (it != free_.end() && !it->second.empty()) {
         void* p = it->second.back();
         it->second.pop_back();
@@ -71,7 +71,7 @@ class CachingCpuAllocator {
     {
       std::lock_guard<std::mutex> lock(mu_);
       stats_.allocated -= static_cast<int64_t>(size);
-      if (stats_.cached + static_cast<int64_t>(size) <= stats_.cache_limit) {
+      if (enabled_ && stats_.cached + static_cast<int64_t>(size) <= stats_.cache_limit) {
         free_[size].push_back(p);
         stats_.cached += static_cast<int64_t>(size);
         return;
@@ -114,6 +114,14 @@ class CachingCpuAllocator {
     for (void* p : dropped) std::free(p);
   }
 
+  // Off: every request goes to the system and every block back to it; the
+  // blocks already cached stay for when it is switched on again. This is how
+  // a benchmark measures what the cache is worth without emptying it.
+  void set_enabled(bool on) {
+    std::lock_guard<std::mutex> lock(mu_);
+    enabled_ = on;
+  }
+
   CpuAllocatorStats stats() {
     std::lock_guard<std::mutex> lock(mu_);
     return stats_;
@@ -128,6 +136,7 @@ class CachingCpuAllocator {
   }
 
   std::mutex mu_;
+  bool enabled_ = true;
   std::unordered_map<size_t, std::vector<void*>> free_;  // size class -> free blocks
   CpuAllocatorStats stats_;
 };
@@ -156,6 +165,7 @@ size_t cpu_size_class(size_t nbytes) {
 CpuAllocatorStats cpu_allocator_stats() { return cpu_allocator().stats(); }
 void cpu_empty_cache() { cpu_allocator().empty_cache(); }
 void cpu_set_cache_limit(int64_t bytes) { cpu_allocator().set_limit(bytes < 0 ? 0 : bytes); }
+void cpu_set_cache_enabled(bool enabled) { cpu_allocator().set_enabled(enabled); }
 
 std::shared_ptr<Storage> Storage::allocate_cpu(size_t nbytes) {
   const size_t size = cpu_size_class(nbytes);

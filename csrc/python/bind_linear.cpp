@@ -2,7 +2,7 @@
 //
 //   linear(input, weight, bias=None, activation="none" | "relu")
 //   cpu_allocator_stats() -> dict, empty_cache(), set_cpu_cache_limit(bytes),
-//   cpu_size_class(nbytes)
+//   set_cpu_cache_enabled(bool), cpu_size_class(nbytes)
 //
 // Bindings only: the op is csrc/ops/linear.cpp, the allocator csrc/core/storage.cpp.
 #include <pybind11/pybind11.h>
@@ -62,6 +62,9 @@ void bind_linear(py::module_& m) {
     AK_CHECK(bytes >= 0, ValueError, "set_cpu_cache_limit: the limit must be >= 0 bytes, got ", bytes);
     cpu_set_cache_limit(bytes);
   }, py::arg("bytes"), "Caps the bytes the CPU allocator keeps cached (0: no caching); trims the cache to it.");
+  m.def("set_cpu_cache_enabled", &cpu_set_cache_enabled, py::arg("enabled"),
+        "False: the CPU allocator allocates and frees through the system, leaving cached blocks alone "
+        "(to measure what the cache is worth). True by default.");
   m.def("cpu_size_class", [](int64_t nbytes) {
     AK_CHECK(nbytes >= 0, ValueError, "cpu_size_class: nbytes must be >= 0, got ", nbytes);
     return cpu_size_class(static_cast<size_t>(nbytes));
