@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 
 #include "cuda/emu/cuda_emu.h"
 
@@ -185,6 +186,100 @@ __global__ void __launch_bounds__(k2dThreads)
 }
     // [[/book:cuda_gemm_v5]]
 
+// ---- v6: vectorised loads -----------------------------------------------------------------
+// v5's tiles and 8x8 register blocks, but every access moves 4 floats at once: a float4
+// load from global memory (one 16-byte transaction instead of four), a float4 store of the
+// B tile, and float4 loads of a thread's 8 values of A and of B in the inner loop -- which
+// is why A's tile is stored transposed: a thread's 8 values of A are then adjacent too.
+// A float4 needs 16-byte alignment, so the host (vec_ok below) decides per operand whether
+// its rows are contiguous and aligned; an operand that is not, and any group of 4 that
+// runs past the edge of the matrix, is read with scalar loads instead, so every size and
+// stride works and nothing outside A or B is read. float only: T = double reads scalars.
+constexpr int kVecBM = 128, kVecBN = 128, kVecBK = 8, kVecTM = 8, kVecTN = 8;
+constexpr int kVecThreads = (kVecBM / kVecTM) * (kVecBN / kVecTN);  // 256
+static_assert(kVecBM * kVecBK == 4 * kVecThreads && kVecBK * kVecBN == 4 * kVecThreads,
+              "each thread loads exactly one group of 4 of each tile");
+
+// [[book:cuda_gemm_v6]]
+// Four consecutive elements row[c], ..., row[c + 3] (stride cs) of which only the first
+// `valid` exist: one float4 load when the operand allows it and all 4 exist.
+template <typename T>
+__device__ __forceinline__ void load4(const T* row, int64_t cs, int c, int valid, bool vec, T (&v)[4]) {
+  if constexpr (std::is_same<T, float>::value) {
+    if (vec && valid >= 4) {
+      const float4 q = *reinterpret_cast<const float4*>(row + c);
+      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
+      return;
+    }
+  }
+  for (int q = 0; q < 4; ++q) v[q] = q < valid ? row[(c + q) * cs] : T(0);
+}
+
+// Eight adjacent values of a shared-memory row (16-byte aligned) into registers.
+template <typename T>
+__device__ __forceinline__ void load8_shared(const T* p, T (&r)[8]) {
+  if constexpr (std::is_same<T, float>::value) {
+    const float4 lo = reinterpret_cast<const float4*>(p)[0], hi = reinterpret_cast<const float4*>(p)[1];
+    r[0] = lo.x, r[1] = lo.y, r[2] = lo.z, r[3] = lo.w, r[4] = hi.x, r[5] = hi.y, r[6] = hi.z, r[7] = hi.w;
+  } else {
+    for (int q = 0; q < 8; ++q) r[q] = p[q];
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kVecThreads)
+    gemm_vectorized_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s,
+                           bool vec_a, bool vec_b) {
+  select_batch(A, B, C, s);
+  __align__(16) __shared__ T As[kVecBK][kVecBM];  // transposed, as in v5; 16-byte aligned for float4
+  __align__(16) __shared__ T Bs[kVecBK][kVecBN];
+  const int tid = threadIdx.x;
+  const int row0 = blockIdx.y * kVecBM, col0 = blockIdx.x * kVecBN;
+  const int t_r = tid / (kVecBN / kVecTN), t_c = tid % (kVecBN / kVecTN);
+  // The group of 4 each thread loads: A tile 128 rows x (2 groups of 4), B tile 8 rows x 32 groups.
+  const int a_r = tid / (kVecBK / 4), a_c = tid % (kVecBK / 4) * 4;
+  const int b_r = tid / (kVecBN / 4), b_c = tid % (kVecBN / 4) * 4;
+  T acc[kVecTM][kVecTN] = {};
+  T a_reg[kVecTM], b_reg[kVecTN], v[4];
+  for (int k0 = 0; k0 < K; k0 += kVecBK) {
+    // Rows past the edge of A load nothing (valid = 0): no pointer into them is formed.
+    const int a_valid = row0 + a_r < M ? min(4, K - (k0 + a_c)) : 0;
+    load4(a_valid > 0 ? A + (row0 + a_r) * s.rs_a : A, s.cs_a, k0 + a_c, a_valid, vec_a, v);
+    for (int q = 0; q < 4; ++q) As[a_c + q][a_r] = v[q];  // transposing costs 4 scalar stores
+    const int b_valid = k0 + b_r < K ? min(4, N - (col0 + b_c)) : 0;
+    load4(b_valid > 0 ? B + (k0 + b_r) * s.rs_b : B, s.cs_b, col0 + b_c, b_valid, vec_b, v);
+    if constexpr (std::is_same<T, float>::value)  // B's group stays a row: one 16-byte store
+      *reinterpret_cast<float4*>(&Bs[b_r][b_c]) = make_float4(v[0], v[1], v[2], v[3]);
+    else
+      for (int q = 0; q < 4; ++q) Bs[b_r][b_c + q] = v[q];
+    __syncthreads();
+    for (int kk = 0; kk < kVecBK; ++kk) {
+      load8_shared(&As[kk][t_r * kVecTM], a_reg);
+      load8_shared(&Bs[kk][t_c * kVecTN], b_reg);
+      for (int m = 0; m < kVecTM; ++m)
+        for (int n = 0; n < kVecTN; ++n) acc[m][n] += a_reg[m] * b_reg[n];
+    }
+    __syncthreads();
+  }
+  for (int m = 0; m < kVecTM; ++m) {
+    const int i = row0 + t_r * kVecTM + m;
+    for (int n = 0; n < kVecTN; ++n) {
+      const int j = col0 + t_c * kVecTN + n;
+      if (i < M && j < N) store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc[m][n], beta);
+    }
+  }
+}
+// [[/book:cuda_gemm_v6]]
+
+// Can v6 read this operand's rows with float4 loads? Its elements along a row must be
+// contiguous, and every group of 4 it loads -- starting at a multiple of 4 within a row --
+// 16-byte aligned: the base pointer, the row stride and the batch stride all keep that.
+template <typename T>
+bool vec_ok(const T* p, int64_t bs, int64_t rs, int64_t cs) {
+  return std::is_same<T, float>::value && cs == 1 && rs % 4 == 0 && bs % 4 == 0 &&
+         reinterpret_cast<uintptr_t>(p) % 16 == 0;
+}
+
 unsigned blocks_for(int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
 
 }  // namespace
@@ -230,6 +325,11 @@ void gemm_batched(GemmVersion version, int64_t batch, int64_t M, int64_t N, int6
       case GemmVersion::BlockTiling2D:
         AAKAAR_LAUNCH((gemm_blocktile_2d_kernel<T>), dim3(blocks_for(N, k2dBN), blocks_for(M, k2dBM), nb),
                       k2dThreads, 0, m, n, k, alpha, a, b, beta, c, s);
+        break;
+      case GemmVersion::VectorLoads:
+        AAKAAR_LAUNCH((gemm_vectorized_kernel<T>), dim3(blocks_for(N, kVecBN), blocks_for(M, kVecBM), nb),
+                      kVecThreads, 0, m, n, k, alpha, a, b, beta, c, s, vec_ok(a, bs_a, rs_a, cs_a),
+                      vec_ok(b, bs_b, rs_b, cs_b));
         break;
       default:
         throw std::invalid_argument("gemm: unknown version " + std::to_string(static_cast<int>(version)));

@@ -52,8 +52,9 @@ static int bench(int argc, char** argv) {
 #endif
   std::mt19937_64 rng(7);
   DeviceBuffer<float> A(random_vector<float>(g * g, rng)), B(random_vector<float>(g * g, rng)), C(g * g);
-  const char* names[] = {"", "naive", "coalesced", "shared tiles", "1-D block tiling", "2-D block tiling"};
-  for (int v = 1; v <= 5; ++v) {
+  const char* names[] = {"", "naive", "coalesced", "shared tiles", "1-D block tiling", "2-D block tiling",
+                         "vectorised loads"};
+  for (int v = 1; v <= 6; ++v) {
     const double ms = median_ms(reps, [&] {
       ak::gemm<float>(static_cast<ak::GemmVersion>(v), g, g, g, 1.f, A.ptr, g, 1, B.ptr, g, 1, 0.f, C.ptr, g, 1);
     });

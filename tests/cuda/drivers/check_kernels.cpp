@@ -173,19 +173,25 @@ static void check_reduce() {
 
 // ---- GEMM --------------------------------------------------------------------------------
 template <typename T>
-static void check_gemm_case(ak::GemmVersion ver, int64_t M, int64_t N, int64_t K, bool ta, bool tb, T alpha, T beta) {
-  // A is M x K, row-major, or stored transposed (column-major) when ta; same for B.
-  std::vector<T> A = random_vector<T>(std::max<int64_t>(M * K, 1), g_rng);
-  std::vector<T> B = random_vector<T>(std::max<int64_t>(K * N, 1), g_rng);
+static void check_gemm_case(ak::GemmVersion ver, int64_t M, int64_t N, int64_t K, bool ta, bool tb, T alpha, T beta,
+                            int64_t pad = 0, int64_t offset = 0) {
+  // A is M x K, row-major, or stored transposed (column-major) when ta; same for B. Its
+  // leading dimension is padded by `pad` elements, and both start `offset` elements into
+  // their buffers: v6 reads rows with float4 loads only when they are 16-byte aligned,
+  // so padding and offsets steer it onto its vector path, its edges or its scalar path.
+  const int64_t lda = (ta ? M : K) + pad, ldb = (tb ? K : N) + pad;
+  std::vector<T> A = random_vector<T>(std::max<int64_t>((ta ? K : M) * lda + offset, 1), g_rng);
+  std::vector<T> B = random_vector<T>(std::max<int64_t>((tb ? N : K) * ldb + offset, 1), g_rng);
   std::vector<T> C = random_vector<T>(std::max<int64_t>(M * N, 1), g_rng);
-  const int64_t rs_a = ta ? 1 : K, cs_a = ta ? M : 1, rs_b = tb ? 1 : N, cs_b = tb ? K : 1;
+  const int64_t rs_a = ta ? 1 : lda, cs_a = ta ? lda : 1, rs_b = tb ? 1 : ldb, cs_b = tb ? ldb : 1;
   if (beta == T(0))  // beta == 0 means C is not read: NaN there must not leak into the result
     for (T& c : C) c = std::numeric_limits<T>::quiet_NaN();
   DeviceBuffer<T> dA(A), dB(B), dC(C);
-  ak::gemm<T>(ver, M, N, K, alpha, dA.ptr, rs_a, cs_a, dB.ptr, rs_b, cs_b, beta, dC.ptr, N, 1);
+  ak::gemm<T>(ver, M, N, K, alpha, dA.ptr + offset, rs_a, cs_a, dB.ptr + offset, rs_b, cs_b, beta, dC.ptr, N, 1);
   std::vector<T> got = dC.download();
   std::vector<double> bound;
-  ref::gemm<T>(M, N, K, alpha, A.data(), rs_a, cs_a, B.data(), rs_b, cs_b, beta, C.data(), N, 1, &bound);
+  ref::gemm<T>(M, N, K, alpha, A.data() + offset, rs_a, cs_a, B.data() + offset, rs_b, cs_b, beta, C.data(), N, 1,
+               &bound);
   const double eps = std::numeric_limits<T>::epsilon();
   int64_t bad = 0;
   double worst = 0;
@@ -195,17 +201,19 @@ static void check_gemm_case(ak::GemmVersion ver, int64_t M, int64_t N, int64_t K
     if (!(err <= tol)) ++bad;  // also catches NaN
     worst = std::max(worst, err / (tol > 0 ? tol : 1));
   }
-  char name[160];
-  std::snprintf(name, sizeof name, "gemm v%d %s M=%lld N=%lld K=%lld%s%s alpha=%g beta=%g", static_cast<int>(ver),
-                sizeof(T) == 4 ? "float" : "double", static_cast<long long>(M), static_cast<long long>(N),
-                static_cast<long long>(K), ta ? " A^T" : "", tb ? " B^T" : "", static_cast<double>(alpha),
-                static_cast<double>(beta));
+  char name[200];
+  std::snprintf(name, sizeof name, "gemm v%d %s M=%lld N=%lld K=%lld%s%s alpha=%g beta=%g pad=%lld offset=%lld",
+                static_cast<int>(ver), sizeof(T) == 4 ? "float" : "double", static_cast<long long>(M),
+                static_cast<long long>(N), static_cast<long long>(K), ta ? " A^T" : "", tb ? " B^T" : "",
+                static_cast<double>(alpha), static_cast<double>(beta), static_cast<long long>(pad),
+                static_cast<long long>(offset));
   report(bad == 0, name, bad ? std::to_string(bad) + " wrong elements (worst error/tolerance " + std::to_string(worst) + ")" : "");
 }
 
 static void check_gemm() {
   const ak::GemmVersion versions[] = {ak::GemmVersion::Naive, ak::GemmVersion::Coalesced, ak::GemmVersion::SharedTiles,
-                                      ak::GemmVersion::BlockTiling1D, ak::GemmVersion::BlockTiling2D};
+                                      ak::GemmVersion::BlockTiling1D, ak::GemmVersion::BlockTiling2D,
+                                      ak::GemmVersion::VectorLoads};
   for (ak::GemmVersion v : versions) {
     check_gemm_case<float>(v, 1, 1, 1, false, false, 1.f, 0.f);
     check_gemm_case<float>(v, 7, 13, 5, false, false, 1.f, 0.f);
@@ -218,6 +226,15 @@ static void check_gemm() {
     check_gemm_case<float>(v, 0, 5, 3, false, false, 1.f, 0.f);    // empty C
     check_gemm_case<float>(v, 6, 5, 0, false, false, 1.f, 0.5f);   // K = 0: C = beta * C
   }
+  // v6's load paths: rows aligned with full groups of 4 (vector loads throughout), aligned
+  // rows whose last group runs past K or N (vector loads, then scalar ones at the edge),
+  // and rows shifted off 16-byte alignment (scalar loads throughout).
+  const ak::GemmVersion v6 = ak::GemmVersion::VectorLoads;
+  check_gemm_case<float>(v6, 136, 264, 40, false, false, 1.f, 0.f);
+  check_gemm_case<float>(v6, 131, 130, 37, false, false, 1.f, 0.f, 3);  // lda 40, ldb 133: A vector, B scalar
+  check_gemm_case<float>(v6, 129, 133, 37, false, false, 1.f, 0.5f, 7);  // lda 44, ldb 140: both vector, both edges
+  check_gemm_case<float>(v6, 136, 264, 40, false, false, 1.f, 0.f, 0, 1);  // misaligned by one float
+  check_gemm_case<float>(v6, 70, 140, 36, true, false, 2.f, 0.f, 4);   // A^T: A scalar, B vector
 }
 
 int main(int argc, char** argv) {
