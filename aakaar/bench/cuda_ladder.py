@@ -1,4 +1,4 @@
-"""The CUDA kernel ladders (GEMM v1-v5, sum v1-v2), measured and saved as the JSON chapter 9 reads.
+"""The CUDA kernel ladders (GEMM v1-v6, sum v1-v2), measured and saved as the JSON chapter 9 reads.
 
     python -m aakaar.bench.cuda_ladder                      # on the CUDA emulator (CPU)
     python -m aakaar.bench.cuda_ladder --compiler nvcc --arch 90   # on a GPU (same sources, nvcc)

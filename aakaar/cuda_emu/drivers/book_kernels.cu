@@ -174,8 +174,9 @@ int gemm(int64_t M, int64_t N, int64_t K, int reps) {
   print_backend();
   std::printf(", \"m\": %lld, \"n\": %lld, \"k\": %lld, \"versions\": [", static_cast<long long>(M),
               static_cast<long long>(N), static_cast<long long>(K));
-  const char* names[] = {"", "naive", "coalesced", "shared_tiles", "blocktiling_1d", "blocktiling_2d"};
-  for (int v = 1; v <= 5; ++v) {
+  const char* names[] = {"", "naive", "coalesced", "shared_tiles", "blocktiling_1d", "blocktiling_2d",
+                         "vectorized"};
+  for (int v = 1; v <= 6; ++v) {
     const auto version = static_cast<ak::GemmVersion>(v);
     const double ms = median_ms(reps, [&] {
       ak::gemm<float>(version, M, N, K, 1.f, A.ptr, K, 1, B.ptr, N, 1, 0.f, C.ptr, N, 1);
