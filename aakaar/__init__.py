@@ -61,6 +61,11 @@ double = dtype.float64
 __version__ = "0.1.0"
 
 
+def empty_cache() -> None:
+    """Returns the CPU allocator's cached blocks to the system (see ``aakaar._C.cpu_allocator_stats``)."""
+    _C.empty_cache()
+
+
 def default_generator() -> Generator:
     """The generator used when no ``generator=`` is given."""
     return _C.default_generator()
