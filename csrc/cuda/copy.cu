@@ -1,5 +1,7 @@
 // Copies on the device (any strides, any pair of dtypes), copies between the host and
 // the device, fill and where: the elementwise kernels with no arithmetic in them.
+#include <algorithm>
+#include <mutex>
 #include <type_traits>
 
 #include "core/error.h"
@@ -51,30 +53,69 @@ void device_copy(const Tensor& dst, const Tensor& src) {
 // A fresh contiguous tensor on `device` with t's shape and dtype.
 Tensor empty_like(const Tensor& t, Device device) { return *Tensor::empty(t.shape, t.dtype, device); }
 
+// Page-locked ("pinned") host memory for the host side of a staged copy. The GPU copies
+// by DMA, which needs pages the OS cannot move: from ordinary pageable memory the driver
+// first copies into a pinned bounce buffer of its own, chunk by chunk; from pinned memory
+// the DMA engine reads directly. Pinning is slow (the OS locks every page), so one buffer
+// is kept and reused by every copy, grown to the largest copy staged so far. It is never
+// freed: a static destructor would run after the CUDA runtime has shut down.
+class PinnedStaging {
+ public:
+  // A contiguous CPU tensor of t's shape and dtype over the buffer, valid while `lock`
+  // is held (copies from several threads take turns).
+  Tensor view_like(const Tensor& t, std::unique_lock<std::mutex>& lock) {
+    lock = std::unique_lock<std::mutex>(mutex_);
+    const size_t nbytes = static_cast<size_t>(t.numel() * t.element_size());
+    if (nbytes > capacity_) {
+      const size_t grown = std::max(nbytes, 2 * capacity_);  // doubling: few regrowths
+      if (data_) AAKAAR_CUDA_CHECK(cudaFreeHost(data_));
+      data_ = nullptr, capacity_ = 0;  // consistent even if the allocation below fails
+      AAKAAR_CUDA_CHECK(cudaMallocHost(&data_, grown));
+      capacity_ = grown;
+    }
+    // The view does not own the memory: releasing it is a no-op.
+    StoragePtr storage = Storage::wrap(data_, capacity_, Device{}, [] {});
+    return Tensor(storage, 0, t.shape, contiguous_strides(t.shape), t.dtype);
+  }
+
+ private:
+  std::mutex mutex_;
+  void* data_ = nullptr;
+  size_t capacity_ = 0;
+};
+
+PinnedStaging& pinned_staging() {
+  static PinnedStaging* staging = new PinnedStaging;  // leaked on purpose, see above
+  return *staging;
+}
+
 // Host <-> device. cudaMemcpy moves one contiguous block of bytes, so a strided or
 // dtype-converting copy goes through a contiguous staging tensor on whichever side
 // can do the conversion itself (the CPU backend on the host, the kernels on the device).
+// On the host that staging tensor lives in the pinned buffer above.
 // [[book:cross_device_copy]]
 void cross_device_copy(const Tensor& dst, const Tensor& src) {
   AK_CHECK(dst.shape == src.shape, RuntimeError, "copy between devices: shapes ", shape_str(dst.shape), " and ",
            shape_str(src.shape), " differ");
   const bool to_device = src.device().type == DeviceType::CPU;
-  const Device host{}, dev = to_device ? dst.device() : src.device();
-  // The source as one contiguous block, still in its own dtype and place.
+  const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  std::unique_lock<std::mutex> pinned_lock;  // held while a pinned view below is in use
+  // The source as one contiguous block, still in its own dtype and place: a strided CPU
+  // tensor is packed into pinned memory, a strided device tensor by the copy kernel.
   Tensor s = src;
   if (!src.is_contiguous()) {
-    s = empty_like(src, src.device());
+    s = to_device ? pinned_staging().view_like(src, pinned_lock) : empty_like(src, src.device());
     backend(src.device()).copy(s, src);
   }
   const size_t nbytes = static_cast<size_t>(s.numel() * s.element_size());
   if (dst.is_contiguous() && dst.dtype == s.dtype) {
-    if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), s.data_ptr(), nbytes,
-                                             to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+    if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(dst.data_ptr(), s.data_ptr(), nbytes, kind));
     return;
   }
-  Tensor staged = empty_like(s, to_device ? dev : host);
-  if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(staged.data_ptr(), s.data_ptr(), nbytes,
-                                           to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost));
+  // Strided or converting destination: land the bytes contiguously on its side first
+  // (in pinned memory on the host), then let that side's copy scatter and convert them.
+  Tensor staged = to_device ? empty_like(s, dst.device()) : pinned_staging().view_like(s, pinned_lock);
+  if (nbytes) AAKAAR_CUDA_CHECK(cudaMemcpy(staged.data_ptr(), s.data_ptr(), nbytes, kind));
   backend(dst.device()).copy(dst, staged);
 }
 // [[/book:cross_device_copy]]

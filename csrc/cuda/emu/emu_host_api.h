@@ -66,6 +66,14 @@ inline cudaError_t cudaFree(void* p) {
   std::free(p);
   return cudaSuccess;
 }
+// Page-locked host memory. On the emulator every byte is host memory and there is no DMA
+// engine to pin pages for, so this is an ordinary (aligned) allocation.
+inline cudaError_t cudaMallocHost(void** p, size_t bytes) { return cudaMalloc(p, bytes); }
+template <typename T>
+inline cudaError_t cudaMallocHost(T** p, size_t bytes) {
+  return cudaMallocHost(reinterpret_cast<void**>(p), bytes);
+}
+inline cudaError_t cudaFreeHost(void* p) { return cudaFree(p); }
 inline cudaError_t cudaMemcpy(void* dst, const void* src, size_t bytes, cudaMemcpyKind) {
   if (bytes && (!dst || !src)) return cudaErrorInvalidValue;
   if (bytes) std::memmove(dst, src, bytes);
