@@ -48,3 +48,48 @@ def need_module():
 @pytest.fixture(scope="session")
 def need_program():
     return _need_program
+
+
+# ---- the built site, served on 127.0.0.1, and a headless Chromium (tests/book/test_site*.py) ----------
+# The site tests are one xdist group (see their pytestmark), so a session builds the book once and
+# two workers never build into the same folder at the same time.
+
+@pytest.fixture(scope="session")
+def built_site():
+    """Build the book once per session (execution is cached, so a rebuild mostly re-renders)."""
+    import subprocess
+
+    from site_helpers import REPO, SITE
+
+    r = subprocess.run(["bash", "scripts/build_book.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800)
+    assert r.returncode == 0, "book build failed:\n" + r.stdout[-6000:] + r.stderr[-4000:]
+    return SITE
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site):
+    import functools
+    import http.server
+    import threading
+
+    from site_helpers import QuietHandler
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(built_site)))
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="session")
+def chromium(need, need_module):
+    import pathlib
+
+    from site_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    need_module("playwright")
+    need(pathlib.Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (bash scripts/install_book_deps.sh)")
+    from playwright.sync_api import sync_playwright
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

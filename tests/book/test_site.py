@@ -6,32 +6,18 @@ the network fails here. One screenshot per chapter goes to artifacts/screenshots
 """
 from __future__ import annotations
 
-import functools
-import http.server
-import pathlib
 import subprocess
-import threading
 
 import pytest
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
-SITE = REPO / "book" / "_build" / "html"
-SHOTS = REPO / "artifacts" / "screenshots"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update"]
+from site_helpers import REPO, SHOTS, open_page
+
+pytestmark = pytest.mark.xdist_group("book-site")
+
 PAGES = ["intro", "00-how-to-use-this-book", "01-a-tour-of-the-library", "02-storage-shape-strides",
          "03-views", "04-broadcasting-and-elementwise", "05-reductions", "source-map"]
 WIDGET_PAGES = {"02-storage-shape-strides": 1, "03-views": 1, "04-broadcasting-and-elementwise": 1, "05-reductions": 1}
 MATH_PAGES = [p for p in PAGES if p[:2].isdigit()]
-
-
-@pytest.fixture(scope="session")
-def built_site():
-    """Build the book once per session (execution is cached, so a rebuild mostly re-renders)."""
-    r = subprocess.run(["bash", "scripts/build_book.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800)
-    assert r.returncode == 0, "book build failed:\n" + r.stdout[-6000:] + r.stderr[-4000:]
-    return SITE
 
 
 @pytest.mark.slow
@@ -45,54 +31,6 @@ def test_book_builds_with_warnings_as_errors(built_site):
     html = (built_site / "02-storage-shape-strides.html").read_text()
     assert "application/vnd.jupyter.widget-state+json" in html, "widget state was not embedded"
     assert "cdn.jsdelivr" not in html and "cdnjs" not in html and "unpkg" not in html
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def server(built_site):
-    handler = functools.partial(_QuietHandler, directory=str(built_site))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser(need, need_module):
-    need_module("playwright")
-    need(pathlib.Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (bash scripts/install_book_deps.sh)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-def open_page(browser, url):
-    """Load `url` with every non-local request blocked; return (page, problems list)."""
-    page = browser.new_page(viewport={"width": 1280, "height": 900})
-    problems = []
-
-    def route(r):
-        if r.request.url.startswith(("http://127.0.0.1", "data:", "blob:")):
-            r.continue_()
-        else:
-            problems.append(f"request outside 127.0.0.1: {r.request.url}")
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type == "error" else None)
-    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
-    page.on("requestfailed", lambda r: problems.append(f"failed request: {r.url} ({r.failure})"))
-    page.on("response", lambda r: problems.append(f"HTTP {r.status}: {r.url}") if r.status >= 400 else None)
-    page.goto(url, wait_until="load")
-    page.wait_for_load_state("networkidle")
-    return page, problems
 
 
 def interact_stride_explorer(page):
@@ -129,8 +67,8 @@ def interact_broadcast(page):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
-def test_page_works_offline_in_chromium(browser, server, name):
-    page, problems = open_page(browser, f"{server}/{name}.html")
+def test_page_works_offline_in_chromium(chromium, site_url, name):
+    page, problems = open_page(chromium, f"{site_url}/{name}.html")
     try:
         if name in MATH_PAGES:
             # MathJax replaces every math node by an mjx-container; raw TeX left over means it failed

@@ -1,59 +1,18 @@
 """The built site's chapters 6 and 11-13 in a real browser: no console errors, maths typeset, the
 widgets render and respond; one screenshot per chapter goes to artifacts/screenshots/.
 
-Reuses the browser helpers of test_site.py. The site is built unless it is newer than every chapter
-and widget source (test_site.py builds it first when both files run in one session).
+The built site, its server and the browser are the session fixtures of conftest.py (built once).
 """
 from __future__ import annotations
 
-import functools
-import http.server
-import pathlib
-import subprocess
-import threading
-
 import pytest
 
-from test_site import CHROMIUM, CHROMIUM_ARGS, SHOTS, SITE, _QuietHandler, open_page
+from site_helpers import SHOTS, open_page
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.xdist_group("book-site")
+
 PAGES = {"06-matmul-on-the-cpu": ".ak-blocking-explorer", "11-the-computational-graph": ".ak-graph-stepper",
          "12-backward-passes": ".ak-graph-stepper", "13-modules-and-layers": ".ak-graph-stepper"}
-
-
-def _site_is_fresh() -> bool:
-    sources = [*(REPO / "book").glob("*.md"), *(REPO / "aakaar" / "widgets").glob("*.*"), REPO / "book" / "_toc.yml"]
-    pages = [SITE / f"{p}.html" for p in PAGES]
-    if not all(p.is_file() for p in pages):
-        return False
-    return min(p.stat().st_mtime for p in pages) > max(s.stat().st_mtime for s in sources)
-
-
-@pytest.fixture(scope="module")
-def site():
-    if not _site_is_fresh():
-        r = subprocess.run(["bash", "scripts/build_book.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800)
-        assert r.returncode == 0, "book build failed:\n" + r.stdout[-6000:] + r.stderr[-4000:]
-    return SITE
-
-
-@pytest.fixture(scope="module")
-def server2(site):
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(site)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser2(need, need_module):
-    need_module("playwright")
-    need(pathlib.Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (bash scripts/install_book_deps.sh)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def interact_blocking(page):
@@ -94,8 +53,8 @@ def interact_stepper(page):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(PAGES))
-def test_new_chapter_works_offline_in_chromium(browser2, server2, name):
-    page, problems = open_page(browser2, f"{server2}/{name}.html")
+def test_new_chapter_works_offline_in_chromium(chromium, site_url, name):
+    page, problems = open_page(chromium, f"{site_url}/{name}.html")
     try:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")

@@ -1,53 +1,17 @@
 """The built site's chapters 7-10 (the GPU) in a real browser: no console errors, maths typeset, and
 the launch explorer of chapter 7 renders and responds (its logic runs in the browser).
 
-Reuses the browser helpers of test_site.py and the freshness rule of test_site_part2.py."""
+The built site, its server and the browser are the session fixtures of conftest.py (built once)."""
 from __future__ import annotations
-
-import functools
-import http.server
-import pathlib
-import subprocess
-import threading
 
 import pytest
 
-from test_site import CHROMIUM, CHROMIUM_ARGS, SHOTS, SITE, _QuietHandler, open_page
+from site_helpers import SHOTS, open_page
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.xdist_group("book-site")
+
 PAGES = ["07-the-cuda-programming-model", "08-elementwise-and-reductions-on-the-gpu", "09-matmul-on-the-gpu",
          "10-gpu-memory"]
-
-
-def _site_is_fresh() -> bool:
-    sources = [*(REPO / "book").glob("*.md"), *(REPO / "aakaar" / "widgets").glob("*.*"), REPO / "book" / "_toc.yml",
-               REPO / "book" / "data" / "cuda-ladder.json"]
-    pages = [SITE / f"{p}.html" for p in PAGES]
-    if not all(p.is_file() for p in pages):
-        return False
-    return min(p.stat().st_mtime for p in pages) > max(s.stat().st_mtime for s in sources)
-
-
-@pytest.fixture(scope="module")
-def server3():
-    if not _site_is_fresh():
-        r = subprocess.run(["bash", "scripts/build_book.sh"], cwd=REPO, capture_output=True, text=True, timeout=1800)
-        assert r.returncode == 0, "book build failed:\n" + r.stdout[-6000:] + r.stderr[-4000:]
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(SITE)))
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def browser3(need, need_module):
-    need_module("playwright")
-    need(pathlib.Path(CHROMIUM).exists(), f"{CHROMIUM} is missing (bash scripts/install_book_deps.sh)")
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def interact_launch(page):
@@ -71,8 +35,8 @@ def interact_launch(page):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", PAGES)
-def test_gpu_chapter_works_offline_in_chromium(browser3, server3, name):
-    page, problems = open_page(browser3, f"{server3}/{name}.html")
+def test_gpu_chapter_works_offline_in_chromium(chromium, site_url, name):
+    page, problems = open_page(chromium, f"{site_url}/{name}.html")
     try:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
         page.evaluate("() => MathJax.startup.promise")
