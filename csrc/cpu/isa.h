@@ -21,9 +21,11 @@ namespace aakaar::cpu {
 
 namespace baseline { AK_ISA_DECLS }
 namespace avx2 { AK_ISA_DECLS }
+namespace avx512 { AK_ISA_DECLS }
 #undef AK_ISA_DECLS
 
 bool has_avx2();
+bool has_avx512();
 
 struct ElementwiseKernels {
   void (*binary)(BinaryOp, const Tensor&, const Tensor&, const Tensor&);
@@ -36,9 +38,10 @@ struct ElementwiseKernels {
   double (*max_f64)(const double*, int64_t, double);
   double (*min_f64)(const double*, int64_t, double);
 };
-// The best build for this CPU, chosen once.
+// The best build for this CPU, chosen once. AAKAAR_CPU_ISA=baseline|avx2
+// in the environment caps the choice (tests use it to check every build).
 const ElementwiseKernels& kernels();
-// "avx2" or "baseline".
+// "avx512", "avx2" or "baseline": the build kernels() returns.
 const char* isa_name();
 
 }  // namespace aakaar::cpu

@@ -84,7 +84,8 @@ AK_VEC_INLINE float tanh_f32(float x) {
   const float small = AK_FMA(p * z, x, x);
   const float e = exp_f32(2.0f * (ax < 10.0f ? ax : 10.0f));
   const float large = std::copysign(1.0f - 2.0f / (e + 1.0f), x);
-  return ax < 0.625f ? small : large;
+  const float y = ax < 0.625f ? small : large;
+  return x != x ? x : y;  // NaN in, NaN out (the clamp above would turn it into +-1)
 }
 
 }  // namespace aakaar::cpu

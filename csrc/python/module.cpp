@@ -71,7 +71,7 @@ PYBIND11_MODULE(_C, m) {
     set_num_threads(n);
   }, py::arg("n"), "Sets the number of threads CPU kernels may use.");
   m.def("get_num_threads", &get_num_threads, "The number of threads CPU kernels may use.");
-  m.def("cpu_isa", &cpu::isa_name, "Which build of the hot loops runs on this CPU: 'avx2' or 'baseline'.");
+  m.def("cpu_isa", &cpu::isa_name, "Which build of the elementwise loops runs on this CPU: 'avx512', 'avx2' or 'baseline' (cap it with AAKAAR_CPU_ISA).");
   m.def("has_cuda_build", [] {
 #ifdef AAKAAR_WITH_CUDA
     return true;

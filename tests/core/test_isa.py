@@ -1,0 +1,48 @@
+"""Every build of the elementwise loops (baseline, AVX2, AVX-512) gives numpy's answers.
+
+The library runs the widest build the CPU has; AAKAAR_CPU_ISA caps it, so each build this machine
+can run is checked in a fresh interpreter.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+import aakaar
+
+ORDER = ["baseline", "avx2", "avx512"]
+AVAILABLE = ORDER[: ORDER.index(aakaar._C.cpu_isa()) + 1]
+
+SCRIPT = r"""
+import numpy as np, aakaar as ak
+rng = np.random.default_rng(0)
+x = (rng.standard_normal(10_007) * 20).astype(np.float32)   # odd length: vector bodies and tails
+x[5] = np.nan; x[6] = np.inf; x[7] = -np.inf; x[8] = 0.0
+y = rng.standard_normal(10_007).astype(np.float32)
+t, u = ak.from_numpy(x), ak.from_numpy(y)
+f64 = x.astype(np.float64)
+with np.errstate(all="ignore"):
+    checks = {
+        "exp": (t.exp(), np.exp(f64)), "tanh": (t.tanh(), np.tanh(f64)),
+        "sigmoid": (t.sigmoid(), 1 / (1 + np.exp(-f64))), "add": (t + u, f64 + y), "mul": (t * u, f64 * y),
+        "relu": (t.relu(), np.where(np.isnan(f64), np.nan, np.maximum(f64, 0))),
+    }
+for name, (got, want) in checks.items():
+    np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=3e-7, atol=1e-37, equal_nan=True, err_msg=name)
+finite = np.isfinite(x)
+np.testing.assert_allclose(ak.from_numpy(x[finite]).sum().item(), f64[finite].sum(), rtol=1e-6)
+assert np.isnan(t.amax().item()) and np.isnan(t.amin().item())
+assert ak.from_numpy(y).amax().item() == y.max() and ak.from_numpy(y).amin().item() == y.min()
+print(ak._C.cpu_isa())
+"""
+
+
+@pytest.mark.parametrize("isa", AVAILABLE)
+def test_each_build_of_the_loops_matches_numpy(isa):
+    env = dict(os.environ, AAKAAR_CPU_ISA=isa)
+    r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.strip() == isa, f"asked for {isa}, ran {r.stdout.strip()}"
