@@ -51,7 +51,7 @@ def gradcheck(
 
     outputs = _as_tuple(fn(*inputs))
     rng = np.random.default_rng(seed)
-    weights = [_C.from_numpy(rng.standard_normal(o.shape).astype(np.float64)) for o in outputs]
+    weights = [_C.from_numpy(rng.standard_normal(o.shape).astype(np.float64))._to_device(o.device) for o in outputs]
 
     def weighted_sum(outs: tuple[Tensor, ...]) -> float:
         return float(sum((o.detach().double() * w).sum().item() for o, w in zip(outs, weights)))
@@ -64,16 +64,26 @@ def gradcheck(
     )
     for k, i in enumerate(diff):
         x = inputs[i]
-        a = np.zeros(x.shape) if analytic[k] is None else analytic[k].numpy().astype(np.float64)
+        a = np.zeros(x.shape) if analytic[k] is None else analytic[k].cpu().numpy().astype(np.float64)
         numeric = np.zeros(x.shape)
-        flat = x.detach().numpy()  # shares memory with x: perturb in place
+        on_cpu = x.device.type == "cpu"
+        # On the CPU, perturb x's own memory in place (through a numpy view), so views and
+        # as_strided inside fn see the same storage layout. Elsewhere, perturb a CPU copy and
+        # upload it as a fresh input for each evaluation.
+        flat = x.detach().numpy() if on_cpu else x.detach().cpu().numpy().copy()
+
+        def evaluate() -> float:
+            args = inputs if on_cpu else tuple(
+                _C.from_numpy(flat.copy())._to_device(x.device) if j == i else t for j, t in enumerate(inputs))
+            return weighted_sum(_as_tuple(fn(*args)))
+
         with _C_no_grad():
             for idx in np.ndindex(*x.shape):
                 old = flat[idx]
                 flat[idx] = old + eps
-                plus = weighted_sum(_as_tuple(fn(*inputs)))
+                plus = evaluate()
                 flat[idx] = old - eps
-                minus = weighted_sum(_as_tuple(fn(*inputs)))
+                minus = evaluate()
                 flat[idx] = old
                 numeric[idx] = (plus - minus) / (2 * eps)
         err = np.abs(a - numeric)

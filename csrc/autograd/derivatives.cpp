@@ -69,7 +69,7 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
           // Under create_graph the saved output has no history: recompute a^b.
           const TensorPtr out = grad_enabled() ? binary(BinaryOp::Pow, s[0], s[1]) : s[2];
           TensorPtr safe_log = ops::unary(UnaryOp::Log, ops::where(cmp(BinaryOp::Eq, s[0], 0.0),
-                                                                    ops::full({}, Scalar::from_int(1), s[0]->dtype), s[0]));
+                                                                    ops::full({}, Scalar::from_int(1), s[0]->dtype, s[0]->device()), s[0]));
           r[1] = mul(g[0], mul(out, safe_log));
         }
         return r;
@@ -155,7 +155,7 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
       return rec("SoftplusBackward", [beta, threshold](auto& g, auto& x, auto&) {
         TensorPtr bx = muls(x, beta);
         TensorPtr s = ops::unary(UnaryOp::Sigmoid, bx);
-        return mul(g, ops::where(cmp(BinaryOp::Gt, bx, threshold), ops::full({}, Scalar::from_int(1), x->dtype), s)); });
+        return mul(g, ops::where(cmp(BinaryOp::Gt, bx, threshold), ops::full({}, Scalar::from_int(1), x->dtype, x->device()), s)); });
     }
     case UnaryOp::Reciprocal: return rec("ReciprocalBackward", [](auto& g, auto& x, auto&) {
       TensorPtr r = ops::unary(UnaryOp::Reciprocal, x);
@@ -171,7 +171,7 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
       const double alpha = p.a;
       return rec("EluBackward", [alpha](auto& g, auto& x, auto&) {
         TensorPtr neg_part = muls(ops::unary(UnaryOp::Exp, x), alpha);
-        return mul(g, ops::where(cmp(BinaryOp::Gt, x, 0.0), ops::full({}, Scalar::from_int(1), x->dtype), neg_part)); });
+        return mul(g, ops::where(cmp(BinaryOp::Gt, x, 0.0), ops::full({}, Scalar::from_int(1), x->dtype, x->device()), neg_part)); });
     }
     case UnaryOp::Clamp: {
       return rec("ClampBackward", [p](auto& g, auto& x, auto&) {
@@ -235,7 +235,7 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
                       ops::DimList dims;
                       for (int64_t d = 0; d < s[0]->ndim(); ++d)
                         if (s[1]->shape[d] == 1 && s[0]->shape[d] != 1) dims.push_back(d);
-                      TensorPtr count = dims.empty() ? ops::full({}, Scalar::from_int(1), g[0]->dtype)
+                      TensorPtr count = dims.empty() ? ops::full({}, Scalar::from_int(1), g[0]->dtype, g[0]->device())
                                                      : ops::sum(mask, dims, true, std::nullopt);
                       return TensorList{div(mul(g[0], mask), count)};
                     });
@@ -341,7 +341,7 @@ void record_index_put(const TensorPtr& out, const TensorPtr& self, const std::ve
     TensorList r(2);
     if (n[0]) {
       if (accumulate) r[0] = g[0];
-      else r[0] = ops::index_put(g[0], indices, ops::full({}, Scalar::from_int(0), g[0]->dtype), false);
+      else r[0] = ops::index_put(g[0], indices, ops::full({}, Scalar::from_int(0), g[0]->dtype, g[0]->device()), false);
     }
     if (n[1]) r[1] = sum_to(ops::index(g[0], indices), values_shape);
     return r;

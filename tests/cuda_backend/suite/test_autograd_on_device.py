@@ -1,0 +1,28 @@
+"""Autograd on the "cuda" device: the same graph and formulas as on the CPU (ops record nodes
+whatever the device, and the backward formulas create their constants on the gradient's device)."""
+from __future__ import annotations
+
+import numpy as np
+
+import aakaar as ak
+from aakaar.autograd import gradcheck
+
+
+def test_gradients_on_the_device_match_the_cpu():
+    ak.manual_seed(0)
+    xc, wc = ak.randn(8, 5, dtype=ak.float64), ak.randn(5, 3, dtype=ak.float64)
+    results = {}
+    for dev in ["cpu", "cuda"]:
+        x, w = xc.to(dev).requires_grad_(), wc.to(dev).requires_grad_()
+        y = (x @ w).relu().softmax(1).log().mean() + (x * x).sum(1).sqrt().mean() + x.amax(1).sum()
+        y.backward()
+        assert x.grad.device == dev and w.grad.device == dev
+        results[dev] = (y.item(), x.grad.cpu().numpy(), w.grad.cpu().numpy())
+    assert abs(results["cpu"][0] - results["cuda"][0]) < 1e-12
+    np.testing.assert_allclose(results["cuda"][1], results["cpu"][1], rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(results["cuda"][2], results["cpu"][2], rtol=1e-10, atol=1e-14)
+
+
+def test_gradcheck_on_the_device():
+    x = ak.randn(4, 6, dtype=ak.float64, device="cuda").requires_grad_()
+    assert gradcheck(lambda a: (a[:, 1:4] * 2).logsumexp(1) + a.pow(2).prod(1) + a.clamp(-0.5, 0.5).sum(1), (x,))
