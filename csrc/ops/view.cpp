@@ -392,6 +392,13 @@ TensorPtr to_device(const TensorPtr& t, Device device) {
   const Backend& accel = backend(device.type == DeviceType::CPU ? t->device() : device);
   TensorPtr out = Tensor::empty(t->shape, t->dtype, device);
   accel.copy(*out, *t);
+  // The gradient goes back the way the data came.
+  if (is_floating(t->dtype) && autograd::should_record({&t}))
+    autograd::record("ToDeviceBackward", {t}, out, {}, [from = t->device()](const autograd::TensorList& g,
+                                                                            const autograd::TensorList&,
+                                                                            const autograd::Needs&) {
+      return autograd::TensorList{to_device(g[0], from)};
+    });
   return out;
 }
 

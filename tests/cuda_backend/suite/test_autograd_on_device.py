@@ -13,7 +13,7 @@ def test_gradients_on_the_device_match_the_cpu():
     xc, wc = ak.randn(8, 5, dtype=ak.float64), ak.randn(5, 3, dtype=ak.float64)
     results = {}
     for dev in ["cpu", "cuda"]:
-        x, w = xc.to(dev).requires_grad_(), wc.to(dev).requires_grad_()
+        x, w = xc.to(dev).detach().requires_grad_(), wc.to(dev).detach().requires_grad_()
         y = (x @ w).relu().softmax(1).log().mean() + (x * x).sum(1).sqrt().mean() + x.amax(1).sum()
         y.backward()
         assert x.grad.device == dev and w.grad.device == dev
@@ -26,3 +26,12 @@ def test_gradients_on_the_device_match_the_cpu():
 def test_gradcheck_on_the_device():
     x = ak.randn(4, 6, dtype=ak.float64, device="cuda").requires_grad_()
     assert gradcheck(lambda a: (a[:, 1:4] * 2).logsumexp(1) + a.pow(2).prod(1) + a.clamp(-0.5, 0.5).sum(1), (x,))
+
+
+def test_gradients_flow_back_across_a_device_transfer():
+    x = ak.randn(3, 4, dtype=ak.float64).requires_grad_()  # a CPU leaf
+    y = x.to("cuda")
+    assert y.requires_grad and y.grad_fn.name() == "ToDeviceBackward"
+    (y * y).sum().backward()
+    assert x.grad.device == "cpu"
+    np.testing.assert_allclose(x.grad.numpy(), 2 * x.detach().numpy(), rtol=1e-12)
