@@ -103,55 +103,45 @@ void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
 }
 
 // Element i of a random tensor always comes from Philox block offset + i/4,
-// word i%4 (float32) — the same layout the CUDA backend uses, so streams match.
-void random_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
+// word i%4 (float32), or block offset + i/2, words 2(i%2) and 2(i%2)+1
+// (float64) — the same layout the CUDA backend uses, so streams match.
+// Calls fill(o + first, u, count) for every block, with the block's uniforms
+// u[0..per_block) in [0, 1) and count <= per_block elements left to write.
+template <typename T, typename Fill>
+void for_each_philox_block(const Tensor& out, uint64_t seed, uint64_t offset, const Fill& fill) {
+  constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
   const int64_t n = out.numel();
+  T* o = out.data<T>();
+  parallel_for(0, (n + per_block - 1) / per_block, 4096, [&](int64_t b, int64_t e) {
+    for (int64_t blk = b; blk < e; ++blk) {
+      const auto r = philox4x32(offset + blk, seed);
+      double u[per_block];
+      for (int64_t k = 0; k < per_block; ++k)
+        u[k] = std::is_same_v<T, float> ? uniform_float(r[k]) : uniform_double(r[2 * k], r[2 * k + 1]);
+      fill(o + blk * per_block, u, std::min(per_block, n - blk * per_block));
+    }
+  });
+}
+
+void random_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high) {
   AK_DISPATCH_FLOAT(out.dtype, "rand", [&](auto tag) {
     using T = decltype(tag);
-    T* o = out.data<T>();
-    constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
-    const int64_t blocks = (n + per_block - 1) / per_block;
-    parallel_for(0, blocks, 4096, [&](int64_t b, int64_t e) {
-      for (int64_t blk = b; blk < e; ++blk) {
-        const auto r = philox4x32(offset + blk, seed);
-        for (int64_t k = 0; k < per_block; ++k) {
-          const int64_t i = blk * per_block + k;
-          if (i >= n) break;
-          double u;
-          if constexpr (std::is_same_v<T, float>) u = uniform_float(r[k]);
-          else u = uniform_double(r[2 * k], r[2 * k + 1]);
-          o[i] = static_cast<T>(low + (high - low) * u);
-        }
-      }
+    for_each_philox_block<T>(out, seed, offset, [&](T* o, const double* u, int64_t count) {
+      for (int64_t k = 0; k < count; ++k) o[k] = static_cast<T>(low + (high - low) * u[k]);
     });
   });
 }
 
 // Box-Muller: two uniforms give two independent standard normals.
 void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std) {
-  const int64_t n = out.numel();
   AK_DISPATCH_FLOAT(out.dtype, "randn", [&](auto tag) {
     using T = decltype(tag);
-    T* o = out.data<T>();
-    constexpr int64_t per_block = std::is_same_v<T, float> ? 4 : 2;
-    const int64_t blocks = (n + per_block - 1) / per_block;
-    parallel_for(0, blocks, 4096, [&](int64_t b, int64_t e) {
-      for (int64_t blk = b; blk < e; ++blk) {
-        const auto r = philox4x32(offset + blk, seed);
-        double u[4];
-        if constexpr (std::is_same_v<T, float>) {
-          for (int k = 0; k < 4; ++k) u[k] = uniform_float(r[k]);
-        } else {
-          u[0] = uniform_double(r[0], r[1]);
-          u[1] = uniform_double(r[2], r[3]);
-        }
-        for (int64_t k = 0; k < per_block; k += 2) {
-          const double radius = std::sqrt(-2.0 * std::log(1.0 - u[k]));  // 1-u is in (0, 1]
-          const double theta = 2.0 * M_PI * u[k + 1];
-          const int64_t i = blk * per_block + k;
-          if (i < n) o[i] = static_cast<T>(mean + std * radius * std::cos(theta));
-          if (i + 1 < n) o[i + 1] = static_cast<T>(mean + std * radius * std::sin(theta));
-        }
+    for_each_philox_block<T>(out, seed, offset, [&](T* o, const double* u, int64_t count) {
+      for (int64_t k = 0; k < count; k += 2) {
+        const double radius = std::sqrt(-2.0 * std::log(1.0 - u[k]));  // 1-u is in (0, 1]
+        const double theta = 2.0 * M_PI * u[k + 1];
+        o[k] = static_cast<T>(mean + std * radius * std::cos(theta));
+        if (k + 1 < count) o[k + 1] = static_cast<T>(mean + std * radius * std::sin(theta));
       }
     });
   });
