@@ -31,31 +31,57 @@ bool cpu_has_avx2_fma() {
 }
 
 namespace {
-MicroKernel<float> avx2_kernel(float*) { return &ukernel_avx2_f32_6x16; }
-MicroKernel<double> avx2_kernel(double*) { return &ukernel_avx2_f64_6x8; }
+
+// Full strips that need a transpose go to the AVX2 packers; everything else
+// (already in the packed order, partial strips) to the portable ones.
+void pack_a_f32_avx2(int64_t mc, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out) {
+  if (cs != 1) return pack_a<float, 6>(mc, kc, A, rs, cs, out);
+  const int64_t full = mc / 6 * 6;
+  for (int64_t i0 = 0; i0 < full; i0 += 6) pack_a6_rowmajor_avx2(kc, A + i0 * rs, rs, out + i0 * kc);
+  if (full < mc) pack_a<float, 6>(mc - full, kc, A + full * rs, rs, cs, out + full * kc);
+}
+
+void pack_b_f32_avx2(int64_t kc, int64_t nc, const float* B, int64_t rs, int64_t cs, float* out) {
+  if (rs != 1) return pack_b<float, 16>(kc, nc, B, rs, cs, out);
+  const int64_t full = nc / 16 * 16;
+  for (int64_t j0 = 0; j0 < full; j0 += 16) pack_b16_colmajor_avx2(kc, B + j0 * cs, cs, out + j0 * kc);
+  if (full < nc) pack_b<float, 16>(kc, nc - full, B + full * cs, rs, cs, out + full * kc);
+}
+
+Kernels<float> avx2_kernels(float*) { return {&ukernel_avx2_f32_6x16, &pack_a_f32_avx2, &pack_b_f32_avx2}; }
+Kernels<double> avx2_kernels(double*) { return {&ukernel_avx2_f64_6x8, &pack_a<double, 6>, &pack_b<double, 8>}; }
+
 }  // namespace
 
 template <typename T>
-MicroKernel<T> best_microkernel() {
-#if defined(__x86_64__) || defined(__i386__)
-  if (cpu_has_avx2_fma()) return avx2_kernel(static_cast<T*>(nullptr));
-#endif
-  return &ukernel_portable<T>;
+Kernels<T> portable_kernels() {
+  return {&ukernel_portable<T>, &pack_a<T, Tile<T>::MR>, &pack_b<T, Tile<T>::NR>};
 }
-template MicroKernel<float> best_microkernel<float>();
-template MicroKernel<double> best_microkernel<double>();
+
+template <typename T>
+Kernels<T> best_kernels() {
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_avx2_fma()) return avx2_kernels(static_cast<T*>(nullptr));
+#endif
+  return portable_kernels<T>();
+}
+
+template Kernels<float> portable_kernels<float>();
+template Kernels<double> portable_kernels<double>();
+template Kernels<float> best_kernels<float>();
+template Kernels<double> best_kernels<double>();
 
 template <typename T>
 void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk) {
 #if defined(__x86_64__) || defined(__i386__)
   if (cpu_has_avx2_fma()) {
-    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, avx2_kernel(static_cast<T*>(nullptr)), blk);
+    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, avx2_kernels(static_cast<T*>(nullptr)), blk);
     return;
   }
 #endif
   // Not reachable through run_version (versions() leaves v4 out on such a
   // CPU); a direct caller still gets a correct result from the portable kernel.
-  packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, &ukernel_portable<T>, blk);
+  packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, portable_kernels<T>(), blk);
 }
 AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx2)
 

@@ -24,4 +24,8 @@ void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c,
 void ukernel_avx2_f64_6x8(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
                           double alpha, double beta);
 
+// AVX2 packing of one full strip that needs a transpose (pack_avx2.cpp).
+void pack_b16_colmajor_avx2(int64_t kc, const float* b, int64_t cs, float* out);
+void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
+
 }  // namespace aakaar::cpu::gemm_ladder

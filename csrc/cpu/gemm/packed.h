@@ -36,10 +36,28 @@ using MicroKernel = void (*)(int64_t kc, const T* a, const T* b, T* c, int64_t r
 // one of a few independent buffers (A block, B panel).
 void* packing_buffer(int slot, size_t bytes);
 
-// The fastest micro-kernel this CPU can run: AVX2/FMA when present, else the
-// portable one (both use the tile of Tile<T>, so packing is shared).
+// Packing routines: pack_a(mc, kc, A, rs, cs, out), pack_b(kc, nc, B, rs, cs, out).
 template <typename T>
-MicroKernel<T> best_microkernel();
+using PackA = void (*)(int64_t mc, int64_t kc, const T* A, int64_t rs, int64_t cs, T* out);
+template <typename T>
+using PackB = void (*)(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out);
+
+// What the five loops call: a micro-kernel and the two packing routines that
+// lay the operands out for it.
+template <typename T>
+struct Kernels {
+  MicroKernel<T> ukr;
+  PackA<T> pack_a;
+  PackB<T> pack_b;
+};
+
+// The portable kernel and packing (v3), and the fastest this CPU can run:
+// AVX2/FMA kernel and AVX2 transposing packs when present, else the portable
+// ones (all use the tile of Tile<T>).
+template <typename T>
+Kernels<T> portable_kernels();
+template <typename T>
+Kernels<T> best_kernels();
 
 // [[book:gemm_pack_a]]
 template <typename T, int MR>
@@ -138,7 +156,7 @@ GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
 
 // The five loops, single-threaded, on the whole problem g (M, N >= 1).
 template <typename T, int MR, int NR>
-void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
+void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
   if (g0.M <= 0 || g0.N <= 0) return;
   if (g0.K <= 0) {
     scale_c(g0.M, g0.N, g0.beta, g0.C, g0.rs_c, g0.cs_c);
@@ -165,15 +183,15 @@ void packed_gemm(const GemmArgs<T>& g0, MicroKernel<T> ukr, Blocking blk) {
       // The first pass over K applies the caller's beta; later passes add.
       const T beta = pc == 0 ? g.beta : T(1);
       const bool last_k = pc + kc == g.K;
-      pack_b<T, NR>(kc, nc, g.B + pc * g.rs_b + jc * g.cs_b, g.rs_b, g.cs_b, bbuf);
+      kr.pack_b(kc, nc, g.B + pc * g.rs_b + jc * g.cs_b, g.rs_b, g.cs_b, bbuf);
       for (int64_t ic = 0; ic < g.M; ic += blk.mc) {
         const int64_t mc = std::min(blk.mc, g.M - ic);
-        pack_a<T, MR>(mc, kc, g.A + ic * g.rs_a + pc * g.cs_a, g.rs_a, g.cs_a, abuf);
+        kr.pack_a(mc, kc, g.A + ic * g.rs_a + pc * g.cs_a, g.rs_a, g.cs_a, abuf);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int64_t n = std::min<int64_t>(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t m = std::min<int64_t>(MR, mc - ir);
-            run_tile<T, MR, NR>(ukr, kc, abuf + ir * kc, bbuf + jr * kc, g, ic + ir, jc + jr, m,
+            run_tile<T, MR, NR>(kr.ukr, kc, abuf + ir * kc, bbuf + jr * kc, g, ic + ir, jc + jr, m,
                                 n, beta, last_k);
           }
         }

@@ -1,0 +1,85 @@
+// Packing strips that need a transpose, 8 x 8 at a time in AVX2 registers.
+//
+// Linear's forward reads W^T (column-major B) and its backward reads g'^T
+// (column-major A): packing them one float at a time (pack_a / pack_b in
+// packed.h) cost a quarter of a batch-64 Linear forward. Here eight
+// 8-float loads, one per column (or row) of the source, are transposed with
+// 24 shuffles and stored as eight rows of the packed strip.
+//
+// Compiled with -mavx2 -mfma (CMakeLists.txt, *_avx2.cpp) and called only
+// after the run-time check of ladder.cpp. Like the kernels, it includes no
+// standard headers with inline code, so no AVX2 copy of shared inline code
+// can leak into the portable build at link time.
+#include <immintrin.h>
+
+#include <cstdint>
+
+#include "cpu/gemm/microkernels.h"
+
+namespace aakaar::cpu::gemm_ladder {
+
+namespace {
+
+// r[0..7] = rows of an 8 x 8 block; on return r[i] holds column i.
+inline void transpose8(__m256 r[8]) {
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+  const __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+  const __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+  const __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+  const __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+  const __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+  r[0] = _mm256_permute2f128_ps(u0, u4, 0x20);
+  r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+  r[2] = _mm256_permute2f128_ps(u2, u6, 0x20);
+  r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+  r[4] = _mm256_permute2f128_ps(u0, u4, 0x31);
+  r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+  r[6] = _mm256_permute2f128_ps(u2, u6, 0x31);
+  r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+
+}  // namespace
+
+// [[book:gemm_pack_b_transpose]]
+// One full 16-wide strip of B from a column-major source (B(k, j) at
+// b[j * cs + k]): out[k * 16 + j].
+void pack_b16_colmajor_avx2(int64_t kc, const float* b, int64_t cs, float* out) {
+  int64_t k0 = 0;
+  for (; k0 + 8 <= kc; k0 += 8) {
+    for (int half = 0; half < 16; half += 8) {
+      __m256 r[8];
+      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(b + (half + j) * cs + k0);  // column j, 8 k's
+      transpose8(r);  // r[k] = B(k0 + k, half .. half + 7)
+      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + (k0 + k) * 16 + half, r[k]);
+    }
+  }
+  for (; k0 < kc; ++k0)
+    for (int j = 0; j < 16; ++j) out[k0 * 16 + j] = b[j * cs + k0];
+}
+// [[/book:gemm_pack_b_transpose]]
+
+// One full 6-tall strip of A from a row-major source (A(i, k) at
+// a[i * rs + k]): out[k * 6 + i]. Two zero rows pad the 8 x 8 transpose.
+// Each packed row is stored as 8 floats, in increasing k, so its 2 padding
+// floats land where the next row then goes; the last row of a block is
+// stored as 4 + 2 so nothing is written past it. (Not a masked store: on
+// AMD cores vmaskmovps to memory is microcoded and slower than scalar code.)
+void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
+  int64_t k0 = 0;
+  for (; k0 + 8 <= kc; k0 += 8) {
+    __m256 r[8];
+    for (int i = 0; i < 6; ++i) r[i] = _mm256_loadu_ps(a + i * rs + k0);
+    r[6] = r[7] = _mm256_setzero_ps();
+    transpose8(r);
+    float* o = out + k0 * 6;
+    for (int k = 0; k < 7; ++k) _mm256_storeu_ps(o + k * 6, r[k]);
+    _mm_storeu_ps(o + 42, _mm256_castps256_ps128(r[7]));
+    _mm_storel_pi(reinterpret_cast<__m64*>(o + 46), _mm256_extractf128_ps(r[7], 1));
+  }
+  for (; k0 < kc; ++k0)
+    for (int i = 0; i < 6; ++i) out[k0 * 6 + i] = a[i * rs + k0];
+}
+
+}  // namespace aakaar::cpu::gemm_ladder
