@@ -119,6 +119,36 @@ def test_packed_versions_across_block_edges(version, dtype, blocking):
     check(gemm.run(version, layout(a, "f"), layout(b, "strided"), **blocking), a, b)
 
 
+@pytest.mark.parametrize("version", PACKED)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("kc", [1, 7, 8, 9, 16, 0])
+def test_transposing_packs(version, dtype, kc):
+    # A row-major A and a column-major B are the strips that are packed with a
+    # transpose (8 x 8 in AVX2 registers when the CPU has it): full strips
+    # (M, N multiples of 6 and 16), partial ones, K below, at and just past a
+    # multiple of 8, and sources that are windows of wider arrays.
+    rng = np.random.default_rng(11 + kc)
+    for m, k, n in [(12, 24, 32), (13, 25, 47), (6, 8, 16), (64, 78, 25)]:
+        a = rand(rng, (m, k), dtype)
+        b_store = rand(rng, (n + 3, k + 5), dtype)  # B^T stored row-major inside a wider array
+        b = b_store[1:n + 1, 2:k + 2].T  # column-major B with a column stride of k + 5
+        a_wide = rand(rng, (m, k + 9), dtype)[:, 4:k + 4]  # row-major A with a row stride of k + 9
+        for aa in (a, a_wide):
+            check(gemm.run(version, aa, b, kc=kc), aa, b)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_linear_shaped_products(dtype):
+    # The products of a batch-64 MLP step, with the operand layouts Linear uses:
+    # x @ W^T forward, g^T @ x and g @ W backward.
+    rng = np.random.default_rng(5)
+    for fan_in, fan_out in [(784, 256), (256, 128), (128, 47)]:
+        x, w, g = rand(rng, (64, fan_in), dtype), rand(rng, (fan_out, fan_in), dtype), rand(rng, (64, fan_out), dtype)
+        check(gemm.matmul(x, w.T), x, w.T)
+        check(gemm.matmul(g.T, x), g.T, x)
+        check(gemm.matmul(g, w), g, w)
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("shape", [(300, 200, 100), (100, 200, 300), (5, 64, 4000),
                                    (4000, 64, 5), (257, 263, 269)],

@@ -133,15 +133,13 @@ class AakaarTrainer:
         loss = F.cross_entropy(self.forward(x), y)
         loss.backward()
         # [[book:sgd_momentum_inplace]]
-        # SGD with momentum, as torch.optim.SGD (dampening 0): buf = m*buf + g, p -= lr*buf.
-        # The buffer is kept pre-scaled, v = lr*buf, so the update needs no temporary:
-        # v = m*v + lr*g, p -= v (g is scaled in place: it is dropped at the next zero_grad).
+        # SGD with momentum exactly as torch.optim.SGD (dampening 0): buf = m*buf + g, p -= lr*buf.
+        # Three in-place passes per parameter; alpha= folds the learning rate into the
+        # last one (p + (-lr)*buf in one loop, no temporary for lr*buf).
         with ak.no_grad():
-            for p, v in zip(self.params, self.velocity):
-                g = p.grad
-                g.mul_(LR)
-                v.mul_(MOMENTUM).add_(g)
-                p.sub_(v)
+            for p, buf in zip(self.params, self.velocity):
+                buf.mul_(MOMENTUM).add_(p.grad)
+                p.add_(buf, alpha=-LR)
         # [[/book:sgd_momentum_inplace]]
         return loss
 

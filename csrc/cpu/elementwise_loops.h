@@ -378,4 +378,18 @@ float sum_contiguous_f32(const float* x, int64_t n) {
 }
 double sum_contiguous_f64(const double* x, int64_t n) { return sum_contiguous<double, double>(x, n); }
 
+// [[book:add_scaled]]
+// out = a + alpha * b for floating tensors (torch.add's alpha): one pass where
+// a multiply and an add would be two. An optimizer's p.add_(v, alpha=-lr)
+// reads v and p once and writes p once, with no temporary for alpha * v.
+void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
+  if (out.dtype == DType::Float32) {
+    const float al = static_cast<float>(alpha);
+    binary_apply<float, float>(out, a, b, [al](float x, float y) { return x + al * y; });
+  } else {
+    binary_apply<double, double>(out, a, b, [alpha](double x, double y) { return x + alpha * y; });
+  }
+}
+// [[/book:add_scaled]]
+
 }  // namespace aakaar::cpu::AK_KERNEL_NS

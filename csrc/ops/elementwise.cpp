@@ -1,6 +1,7 @@
 // Elementwise ops: broadcasting, type promotion, in-place rules.
 #include "autograd/derivatives.h"
 #include "core/error.h"
+#include "cpu/isa.h"
 #include "cpu/iterator.h"
 #include "ops/ops.h"
 
@@ -149,6 +150,61 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
     backend(self->device()).copy(*self, *tmp);
   }
   self->storage->bump_version();
+}
+
+namespace {
+// torch's rule: an integer result takes an integer alpha (2.5 * an int64
+// tensor has no int64 answer), a bool one a bool alpha.
+void check_alpha(BinaryOp op, DType a, DType b, DType result, Scalar alpha) {
+  AK_CHECK(op == BinaryOp::Add || op == BinaryOp::Sub, ValueError, "alpha is taken by add and sub only");
+  check_bool_sub(op, a, b);
+  AK_CHECK(is_floating(result) || alpha.kind != Scalar::Kind::Float, TypeError, op_name(op),
+           "(): alpha must be an integer for an integer (", dtype_name(result), ") result, got ", alpha.f);
+  AK_CHECK(result != DType::Bool || alpha.kind == Scalar::Kind::Bool, TypeError, op_name(op),
+           "(): alpha must be a bool for a bool result");
+}
+
+bool alpha_is_one(Scalar alpha) { return alpha.kind != Scalar::Kind::Float && alpha.i == 1; }
+
+// The factor of b in a + factor * b.
+double signed_alpha(BinaryOp op, Scalar alpha) { return op == BinaryOp::Sub ? -alpha.to_double() : alpha.to_double(); }
+
+bool fused_alpha(DType dt, const Device& device) {
+  return device.type == DeviceType::CPU && (dt == DType::Float32 || dt == DType::Float64);
+}
+}  // namespace
+
+TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scalar alpha) {
+  check_same_device(a, b, op_name(op));
+  const DType dt = result_type(a, b);
+  check_alpha(op, a->dtype, b->dtype, dt, alpha);
+  if (alpha_is_one(alpha)) return binary(op, a, b);
+  if (fused_alpha(dt, a->device()) && !autograd::should_record({&a, &b})) {
+    const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
+    TensorPtr out = Tensor::empty(shape, dt, a->device());
+    cpu::kernels().add_scaled(*out, *expand(to_dtype(a, dt), shape), *expand(to_dtype(b, dt), shape),
+                              signed_alpha(op, alpha));
+    return out;
+  }
+  return binary(op, a, binary_scalar(BinaryOp::Mul, b, alpha, false));
+}
+
+void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, Scalar alpha) {
+  check_same_device(self, other, op_name(op));
+  check_alpha(op, self->dtype, other->dtype, result_type(self, other), alpha);
+  if (alpha_is_one(alpha)) return binary_(op, self, other);
+  const bool same_memory = other->storage == self->storage;
+  const bool same_view = same_memory && other->offset == self->offset && other->strides == self->strides;
+  if (fused_alpha(self->dtype, self->device()) && other->dtype == self->dtype && (!same_memory || same_view) &&
+      !autograd::inplace_needs_history(self, {&other}) &&
+      cpu::broadcast_shapes(self->shape, other->shape) == self->shape && !has_internal_overlap(*self)) {
+    cpu::kernels().add_scaled(*self, *self, *expand(other, self->shape), signed_alpha(op, alpha));
+    self->storage->bump_version();
+    return;
+  }
+  // Everything else (shapes that do not fit, dtype casts, graph history, other
+  // devices) keeps binary_'s checks and messages; alpha * other is one temporary.
+  binary_(op, self, binary_scalar(BinaryOp::Mul, other, alpha, false));
 }
 
 namespace {

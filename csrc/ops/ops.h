@@ -67,6 +67,11 @@ DType result_type(const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse);
 void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other);  // self = self op other
+// a + alpha * b or a - alpha * b (torch.add/sub's alpha; op is Add or Sub). Floating CPU
+// tensors outside the autograd graph take one fused pass; everything else is the
+// recorded composite a op (b * alpha), with binary()'s checks and messages.
+TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scalar alpha);
+void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, Scalar alpha);
 TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);

@@ -308,8 +308,19 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
           py::arg("other"), "Elementwise " name " with broadcasting and type promotion; other may be a tensor or a number."); \
   cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); }, py::arg("other"), \
           "In-place " name ": the result must keep self's shape and dtype; returns self.");
-  AK_NAMED_BINARY("add", Add)
-  AK_NAMED_BINARY("sub", Sub)
+#define AK_ALPHA_BINARY(name, OP, SYM)                                                                  \
+  cls.def(name, [](const TensorPtr& a, py::handle b, py::handle alpha) {                               \
+    return ops::binary_alpha(BinaryOp::OP, a, as_tensor(b, a, name), to_scalar(alpha, name "(): alpha")); \
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,                                            \
+  "Elementwise self " SYM " alpha * other, with broadcasting and type promotion; other may be a tensor or a number."); \
+  cls.def(name "_", [](const TensorPtr& a, py::handle b, py::handle alpha) {                           \
+    ops::binary_alpha_(BinaryOp::OP, a, as_tensor(b, a, name "_"), to_scalar(alpha, name "_(): alpha")); \
+    return a;                                                                                          \
+  }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,                                            \
+  "In-place self " SYM " alpha * other: the result must keep self's shape and dtype; returns self. Outside the autograd graph, on the CPU, one fused pass.");
+  AK_ALPHA_BINARY("add", Add, "+")
+  AK_ALPHA_BINARY("sub", Sub, "-")
+#undef AK_ALPHA_BINARY
   AK_NAMED_BINARY("mul", Mul)
   AK_NAMED_BINARY("div", Div)
   AK_NAMED_BINARY("floor_divide", FloorDiv)

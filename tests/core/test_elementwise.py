@@ -391,3 +391,102 @@ def test_broadcasting_shape_rule_matches_numpy(a, data):
     t = aakaar.from_numpy(a) + aakaar.zeros(*shape_b, dtype=aakaar.float64)
     assert t.shape == ref
     np.testing.assert_array_equal(to_np(t), np.broadcast_to(a, ref))
+
+
+# ---- add / sub with alpha ---------------------------------------------------
+
+ALPHA_CASES = [  # (dtype, alpha)
+    (aakaar.float32, 0.5), (aakaar.float32, -3), (aakaar.float64, 1e-3), (aakaar.float64, 2),
+    (aakaar.int64, 3), (aakaar.int64, -1), (aakaar.uint8, 2),
+]
+
+
+@pytest.mark.parametrize("name", ["add", "sub"])
+@pytest.mark.parametrize("dt,alpha", ALPHA_CASES)
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 5), (3, 1))])
+def test_add_sub_alpha_matches_torch(name, dt, alpha, shapes, torch):
+    # Floating CPU tensors take the fused one-pass loop, the others the composite;
+    # both must give torch's values and dtypes, out of place and in place.
+    tmap = {aakaar.uint8: torch.uint8, aakaar.int64: torch.int64, aakaar.float32: torch.float32,
+            aakaar.float64: torch.float64}
+    rng = np.random.default_rng(abs(hash((name, alpha))) % 1000)
+    a, b = random_array(rng, shapes[0], dt), random_array(rng, shapes[1], dt)
+    ref = getattr(torch.from_numpy(a.copy()), name)(torch.from_numpy(b.copy()), alpha=alpha)
+    got = getattr(aakaar.from_numpy(a.copy()), name)(aakaar.from_numpy(b.copy()), alpha=alpha)
+    assert got.dtype == dt and tuple(got.shape) == tuple(ref.shape)
+    rtol = 1e-6 if dt == aakaar.float32 else 1e-14
+    np.testing.assert_allclose(to_np(got).astype(np.float64), ref.numpy().astype(np.float64), rtol=rtol, atol=rtol)
+    # module-level spelling
+    np.testing.assert_array_equal(to_np(getattr(aakaar, name)(aakaar.from_numpy(a), aakaar.from_numpy(b), alpha=alpha)),
+                                  to_np(got))
+    if tuple(ref.shape) == shapes[0]:  # in place: self keeps its shape
+        x = aakaar.from_numpy(a.copy())
+        out = getattr(x, name + "_")(aakaar.from_numpy(b.copy()), alpha=alpha)
+        assert out is x
+        np.testing.assert_allclose(to_np(x).astype(np.float64), ref.numpy().astype(np.float64), rtol=rtol, atol=rtol)
+
+
+def test_add_alpha_on_views_and_aliases():
+    # strided self and other, a transposed other, and the aliasing rules of add_
+    base = np.arange(24.0, dtype=np.float32).reshape(4, 6)
+    t = aakaar.from_numpy(base.copy())
+    other = np.arange(12.0, dtype=np.float32).reshape(3, 4)
+    t[:, ::2].add_(aakaar.from_numpy(other).T, alpha=-2.0)  # strided self, transposed other
+    ref = base.copy()
+    ref[:, ::2] += -2.0 * other.T
+    np.testing.assert_array_equal(to_np(t), ref)
+    x = aakaar.arange(5.0)
+    x.add_(x, alpha=2.0)  # same view: elementwise, safe
+    assert x.tolist() == [0, 3, 6, 9, 12]
+    y = aakaar.arange(6.0)
+    y[1:].add_(y[:-1], alpha=2.0)  # overlapping views read the old values
+    np.testing.assert_array_equal(to_np(y), [0, 1, 4, 7, 10, 13])
+    z = aakaar.arange(6.0)
+    z.sub_(z[0], alpha=0.5)  # a 0-d view of self
+    np.testing.assert_array_equal(to_np(z), np.arange(6.0))
+    with pytest.raises(RuntimeError, match="memory location"):
+        aakaar.zeros(1, 3).expand(4, 3).add_(aakaar.ones(3), alpha=2.0)
+    with pytest.raises(ValueError, match=r"\[2, 3\]"):
+        aakaar.zeros(3).add_(aakaar.ones(2, 3), alpha=2.0)
+
+
+def test_add_alpha_bad_inputs():
+    with pytest.raises(TypeError, match="alpha must be an integer"):
+        aakaar.tensor([1, 2]).add(aakaar.tensor([1, 2]), alpha=0.5)
+    with pytest.raises(TypeError, match="alpha must be an integer"):
+        aakaar.tensor([1, 2]).sub_(aakaar.tensor([1, 2]), alpha=0.5)
+    with pytest.raises(TypeError, match="alpha must be a bool"):
+        aakaar.tensor([True]).add(aakaar.tensor([True]), alpha=2)
+    with pytest.raises(TypeError, match="bool"):
+        aakaar.tensor([True]).sub(aakaar.tensor([True]), alpha=2)
+    with pytest.raises(TypeError, match="alpha: expected a number"):
+        aakaar.ones(2).add(1.0, alpha="x")
+    with pytest.raises(TypeError):
+        aakaar.ones(2).add(aakaar.ones(2), 2.0)  # alpha is keyword-only, as in torch
+
+
+def test_add_alpha_gradients_and_graph():
+    # On tensors that require grad the composite is recorded: gradients are 1 and alpha.
+    w = aakaar.tensor([1.0, 2.0]).requires_grad_()
+    v = aakaar.tensor([3.0, 4.0]).requires_grad_()
+    (w.add(v, alpha=2.5).sum() + w.sub(v, alpha=3).sum()).backward()
+    assert w.grad.tolist() == [2.0, 2.0] and v.grad.tolist() == [-0.5, -0.5]
+    # in place on a non-leaf in the graph keeps its history
+    w.grad = None
+    h = w * 1.0
+    h.add_(v, alpha=-2.0)
+    h.sum().backward()
+    assert w.grad.tolist() == [1.0, 1.0]
+    # in place on a leaf that requires grad is refused, as for add_ without alpha
+    with pytest.raises(RuntimeError, match="leaf"):
+        w.add_(v, alpha=2.0)
+    # under no_grad the fused update changes the leaf
+    with aakaar.no_grad():
+        w.add_(aakaar.ones(2), alpha=-0.5)
+    assert w.tolist() == [0.5, 1.5]
+    # and counts as a modification: a backward that saved the tensor refuses to run
+    e = w.exp()  # saves its output
+    with aakaar.no_grad():
+        e.add_(aakaar.ones(2), alpha=2.0)
+    with pytest.raises(RuntimeError, match="modified"):
+        e.sum().backward()
