@@ -14,7 +14,7 @@ from aakaar import _C
 
 gemm = _C.gemm
 VERSIONS = gemm.versions()
-PACKED = [v for v in VERSIONS if v in ("v3_packed", "v4_microkernel_avx2", "v5_threads")]
+PACKED = [v for v in VERSIONS if v in ("v3_packed", "v4_microkernel_avx2", "v4_microkernel_avx512", "v5_threads")]
 DTYPES = [np.float32, np.float64]
 
 
@@ -71,6 +71,8 @@ def test_versions_are_the_ladder():
     expected = ["v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"]
     if gemm.has_avx2_fma():
         expected.append("v4_microkernel_avx2")
+    if gemm.has_avx512():
+        expected.append("v4_microkernel_avx512")
     assert VERSIONS == expected + ["v5_threads"]
 
 
@@ -317,7 +319,8 @@ import numpy as np
 from aakaar import _C
 g = _C.gemm
 assert not g.has_avx2_fma()
-assert "v4_microkernel_avx2" not in g.versions(), g.versions()
+assert not g.has_avx512()
+assert "v4_microkernel_avx2" not in g.versions() and "v4_microkernel_avx512" not in g.versions(), g.versions()
 rng = np.random.default_rng(0)
 for dt in (np.float32, np.float64):
     a = rng.standard_normal((301, 203)).astype(dt)
@@ -335,6 +338,37 @@ print("portable ok")
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "portable ok"
 
+
+
+def test_avx2_cap_in_a_subprocess():
+    # AAKAAR_GEMM_ISA=avx2 turns the AVX-512 kernels off: v5 and the library
+    # then run the 6 x 16 AVX2 kernel, with the same results.
+    import os
+    import subprocess
+    import sys
+
+    if not gemm.has_avx2_fma():
+        pytest.skip("this CPU has no AVX2/FMA")
+    code = """
+import numpy as np
+from aakaar import _C
+g = _C.gemm
+assert g.has_avx2_fma() and not g.has_avx512()
+assert "v4_microkernel_avx2" in g.versions() and "v4_microkernel_avx512" not in g.versions(), g.versions()
+rng = np.random.default_rng(1)
+for dt in (np.float32, np.float64):
+    a = rng.standard_normal((130, 203)).astype(dt)
+    b = rng.standard_normal((203, 75)).astype(dt)
+    ref = a.astype(np.float64) @ b
+    for got in (g.run("v5_threads", a, b), g.matmul(a, np.asfortranarray(b))):
+        tol = 1e-3 if dt == np.float32 else 1e-9
+        assert np.allclose(got, ref, rtol=tol, atol=tol), abs(got - ref).max()
+print("avx2 ok")
+"""
+    env = dict(os.environ, AAKAAR_GEMM_ISA="avx2")
+    res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip() == "avx2 ok"
 
 THIN_SHAPES = [(1, 784, 256), (2, 33, 70), (3, 100, 47), (4, 17, 129), (5, 40, 40),
                (256, 784, 1), (70, 33, 2), (47, 100, 3), (129, 17, 4), (1, 3000, 1500)]

@@ -174,6 +174,8 @@ void bind_gemm(py::module_& m) {
         "Names of the ladder's versions this CPU can run, in order.");
   g.def("has_avx2_fma", &gemm_ladder::cpu_has_avx2_fma,
         "Whether this CPU runs the AVX2/FMA micro-kernels.");
+  g.def("has_avx512", &gemm_ladder::cpu_has_avx512_gemm,
+        "Whether this CPU runs the AVX-512 micro-kernels (AAKAAR_GEMM_ISA=avx2 or baseline turns them off).");
   g.def("clock_ghz", &gemm_ladder::measure_clock_ghz,
         "The core clock in GHz, measured with dependent adds (0 if not measurable).");
   g.def("fma_peak_gflops", &gemm_ladder::measure_fma_gflops_avx2,

@@ -8,14 +8,18 @@
 
 #include "cpu/gemm/microkernels.h"
 #include "cpu/gemm/packed.h"
+#include "cpu/isa.h"
 
 namespace aakaar::cpu::gemm_ladder {
 
 namespace {
-bool is_forced_baseline() {
+// AAKAAR_GEMM_ISA=baseline forces the portable kernels and =avx2 caps the
+// choice at AVX2, so the fallbacks can be tested (and timed) on a CPU that has more.
+const char* gemm_isa_cap() {
   const char* isa = std::getenv("AAKAAR_GEMM_ISA");
-  return isa != nullptr && std::strcmp(isa, "baseline") == 0;
+  return isa == nullptr ? "" : isa;
 }
+bool is_forced_baseline() { return std::strcmp(gemm_isa_cap(), "baseline") == 0; }
 }  // namespace
 
 bool cpu_has_avx2_fma() {
@@ -30,64 +34,95 @@ bool cpu_has_avx2_fma() {
 #endif
 }
 
+bool cpu_has_avx512_gemm() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool has = cpu_has_avx2_fma() && has_avx512() && std::strcmp(gemm_isa_cap(), "avx2") != 0;
+  return has;
+#else
+  return false;
+#endif
+}
+
 namespace {
 
 // Full strips that need a transpose go to the AVX2 packers; everything else
 // (already in the packed order, partial strips) to the portable ones.
-void pack_a_f32_avx2(int64_t mc, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out) {
-  if (cs != 1) return pack_a<float, 6>(mc, kc, A, rs, cs, out);
-  const int64_t full = mc / 6 * 6;
-  for (int64_t i0 = 0; i0 < full; i0 += 6) pack_a6_rowmajor_avx2(kc, A + i0 * rs, rs, out + i0 * kc);
-  if (full < mc) pack_a<float, 6>(mc - full, kc, A + full * rs, rs, cs, out + full * kc);
+template <int MR>
+void pack_a_f32_fast(int64_t mc, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out) {
+  if (cs != 1) return pack_a<float, MR>(mc, kc, A, rs, cs, out);
+  const int64_t full = mc / MR * MR;
+  for (int64_t i0 = 0; i0 < full; i0 += MR) {
+    if constexpr (MR == 6) pack_a6_rowmajor_avx2(kc, A + i0 * rs, rs, out + i0 * kc);
+    else pack_a8_rowmajor_avx2(kc, A + i0 * rs, rs, out + i0 * kc);
+  }
+  if (full < mc) pack_a<float, MR>(mc - full, kc, A + full * rs, rs, cs, out + full * kc);
 }
 
-void pack_b_f32_avx2(int64_t kc, int64_t nc, const float* B, int64_t rs, int64_t cs, float* out) {
-  if (rs != 1) return pack_b<float, 16>(kc, nc, B, rs, cs, out);
-  const int64_t full = nc / 16 * 16;
-  for (int64_t j0 = 0; j0 < full; j0 += 16) pack_b16_colmajor_avx2(kc, B + j0 * cs, cs, out + j0 * kc);
-  if (full < nc) pack_b<float, 16>(kc, nc - full, B + full * cs, rs, cs, out + full * kc);
+template <int NR>
+void pack_b_f32_fast(int64_t kc, int64_t nc, const float* B, int64_t rs, int64_t cs, float* out) {
+  if (rs != 1) return pack_b<float, NR>(kc, nc, B, rs, cs, out);
+  const int64_t full = nc / NR * NR;
+  for (int64_t j0 = 0; j0 < full; j0 += NR) pack_b_colmajor_avx2(kc, NR, B + j0 * cs, cs, out + j0 * kc);
+  if (full < nc) pack_b<float, NR>(kc, nc - full, B + full * cs, rs, cs, out + full * kc);
 }
 
-Kernels<float> avx2_kernels(float*) { return {&ukernel_avx2_f32_6x16, &pack_a_f32_avx2, &pack_b_f32_avx2}; }
-Kernels<double> avx2_kernels(double*) { return {&ukernel_avx2_f64_6x8, &pack_a<double, 6>, &pack_b<double, 8>}; }
+Kernels<float> avx2_table(float*) { return {&ukernel_avx2_f32_6x16, &pack_a_f32_fast<6>, &pack_b_f32_fast<16>, 6, 16}; }
+Kernels<double> avx2_table(double*) { return {&ukernel_avx2_f64_6x8, &pack_a<double, 6>, &pack_b<double, 8>, 6, 8}; }
+Kernels<float> avx512_table(float*) {
+  return {&ukernel_avx512_f32_8x32, &pack_a_f32_fast<8>, &pack_b_f32_fast<32>, 8, 32};
+}
+Kernels<double> avx512_table(double*) {
+  return {&ukernel_avx512_f64_8x16, &pack_a<double, 8>, &pack_b<double, 16>, 8, 16};
+}
 
 }  // namespace
 
 template <typename T>
 Kernels<T> portable_kernels() {
-  return {&ukernel_portable<T>, &pack_a<T, Tile<T>::MR>, &pack_b<T, Tile<T>::NR>};
+  return {&ukernel_portable<T>, &pack_a<T, Tile<T>::MR>, &pack_b<T, Tile<T>::NR>, Tile<T>::MR, Tile<T>::NR};
+}
+
+template <typename T>
+Kernels<T> avx2_kernels() {
+  return cpu_has_avx2_fma() ? avx2_table(static_cast<T*>(nullptr)) : portable_kernels<T>();
+}
+
+template <typename T>
+Kernels<T> avx512_kernels() {
+  return cpu_has_avx512_gemm() ? avx512_table(static_cast<T*>(nullptr)) : avx2_kernels<T>();
 }
 
 template <typename T>
 Kernels<T> best_kernels() {
-#if defined(__x86_64__) || defined(__i386__)
-  if (cpu_has_avx2_fma()) return avx2_kernels(static_cast<T*>(nullptr));
-#endif
-  return portable_kernels<T>();
+  return avx512_kernels<T>();
 }
 
-template Kernels<float> portable_kernels<float>();
-template Kernels<double> portable_kernels<double>();
-template Kernels<float> best_kernels<float>();
-template Kernels<double> best_kernels<double>();
+#define AK_KERNELS(fn) template Kernels<float> fn<float>(); template Kernels<double> fn<double>();
+AK_KERNELS(portable_kernels)
+AK_KERNELS(avx2_kernels)
+AK_KERNELS(avx512_kernels)
+AK_KERNELS(best_kernels)
+#undef AK_KERNELS
 
 template <typename T>
 void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk) {
-#if defined(__x86_64__) || defined(__i386__)
-  if (cpu_has_avx2_fma()) {
-    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, avx2_kernels(static_cast<T*>(nullptr)), blk);
-    return;
-  }
-#endif
-  // Not reachable through run_version (versions() leaves v4 out on such a
-  // CPU); a direct caller still gets a correct result from the portable kernel.
-  packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, portable_kernels<T>(), blk);
+  // Without AVX2 (not reachable through run_version: versions() leaves v4 out)
+  // a direct caller still gets a correct result from the portable kernel.
+  run_packed(g, avx2_kernels<T>(), blk);
 }
+
+template <typename T>
+void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking blk) {
+  run_packed(g, avx512_kernels<T>(), blk);
+}
+
 AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx2)
+AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx512)
 
 std::vector<std::string> versions() {
   std::vector<std::string> v = {"v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"};
   if (cpu_has_avx2_fma()) v.push_back("v4_microkernel_avx2");
+  if (cpu_has_avx512_gemm()) v.push_back("v4_microkernel_avx512");
   v.push_back("v5_threads");
   return v;
 }
@@ -99,6 +134,7 @@ bool run_version(const std::string& name, const GemmArgs<T>& g, Blocking blk) {
   else if (name == "v2_blocked") v2_blocked(g);
   else if (name == "v3_packed") v3_packed(g, blk);
   else if (name == "v4_microkernel_avx2" && cpu_has_avx2_fma()) v4_microkernel_avx2(g, blk);
+  else if (name == "v4_microkernel_avx512" && cpu_has_avx512_gemm()) v4_microkernel_avx512(g, blk);
   else if (name == "v5_threads") v5_threads(g, blk);
   else return false;
   return true;

@@ -7,6 +7,7 @@
 //   v3_packed           A and B copied into contiguous panels (BLIS loops),
 //                       a portable register-tile micro-kernel
 //   v4_microkernel_avx2 the same loops with a hand-written AVX2/FMA kernel
+//   v4_microkernel_avx512  an 8 x 32 tile in the 32 AVX-512 registers
 //   v5_threads          v4 (or v3's kernel without AVX2) split over threads
 //
 // All versions compute C = alpha * A @ B + beta * C on strided operands, with
@@ -48,11 +49,14 @@ template <typename T> void v1_loop_order(const GemmArgs<T>& g);
 template <typename T> void v2_blocked(const GemmArgs<T>& g);
 template <typename T> void v3_packed(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk = {});
+template <typename T> void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v5_threads(const GemmArgs<T>& g, Blocking blk = {});
 
 // True when this CPU can run the AVX2/FMA kernels (checked once, at run time;
 // the environment variable AAKAAR_GEMM_ISA=baseline makes it false).
 bool cpu_has_avx2_fma();
+// True when it can also run the AVX-512 kernels (AAKAAR_GEMM_ISA=avx2 makes it false).
+bool cpu_has_avx512_gemm();
 
 // Names of the versions this CPU can run, in ladder order.
 std::vector<std::string> versions();

@@ -12,6 +12,8 @@ namespace aakaar::cpu::gemm_ladder {
 template <typename T> struct Tile;
 template <> struct Tile<float> { static constexpr int MR = 6, NR = 16; };
 template <> struct Tile<double> { static constexpr int MR = 6, NR = 8; };
+// The AVX-512 kernels' tile: 8 rows of two 512-bit registers.
+template <typename T> struct Tile512 { static constexpr int MR = 8, NR = 128 / int(sizeof(T)); };
 
 // Portable C++ (v3): the compiler vectorises what it can for the baseline ISA.
 template <typename T>
@@ -24,8 +26,14 @@ void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c,
 void ukernel_avx2_f64_6x8(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
                           double alpha, double beta);
 
+void ukernel_avx512_f32_8x32(int64_t kc, const float* a, const float* b, float* c, int64_t rs_c,
+                             float alpha, float beta);
+void ukernel_avx512_f64_8x16(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
+                             double alpha, double beta);
+
 // AVX2 packing of one full strip that needs a transpose (pack_avx2.cpp).
-void pack_b16_colmajor_avx2(int64_t kc, const float* b, int64_t cs, float* out);
+void pack_b_colmajor_avx2(int64_t kc, int nr, const float* b, int64_t cs, float* out);
 void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
+void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
 
 }  // namespace aakaar::cpu::gemm_ladder

@@ -43,20 +43,20 @@ inline void transpose8(__m256 r[8]) {
 }  // namespace
 
 // [[book:gemm_pack_b_transpose]]
-// One full 16-wide strip of B from a column-major source (B(k, j) at
-// b[j * cs + k]): out[k * 16 + j].
-void pack_b16_colmajor_avx2(int64_t kc, const float* b, int64_t cs, float* out) {
+// One full strip of B, nr wide (16 or 32: a multiple of 8), from a
+// column-major source (B(k, j) at b[j * cs + k]): out[k * nr + j].
+void pack_b_colmajor_avx2(int64_t kc, int nr, const float* b, int64_t cs, float* out) {
   int64_t k0 = 0;
   for (; k0 + 8 <= kc; k0 += 8) {
-    for (int half = 0; half < 16; half += 8) {
+    for (int j0 = 0; j0 < nr; j0 += 8) {
       __m256 r[8];
-      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(b + (half + j) * cs + k0);  // column j, 8 k's
-      transpose8(r);  // r[k] = B(k0 + k, half .. half + 7)
-      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + (k0 + k) * 16 + half, r[k]);
+      for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(b + (j0 + j) * cs + k0);  // column j, 8 k's
+      transpose8(r);  // r[k] = B(k0 + k, j0 .. j0 + 7)
+      for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + (k0 + k) * nr + j0, r[k]);
     }
   }
   for (; k0 < kc; ++k0)
-    for (int j = 0; j < 16; ++j) out[k0 * 16 + j] = b[j * cs + k0];
+    for (int j = 0; j < nr; ++j) out[k0 * nr + j] = b[j * cs + k0];
 }
 // [[/book:gemm_pack_b_transpose]]
 
@@ -80,6 +80,19 @@ void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
   }
   for (; k0 < kc; ++k0)
     for (int i = 0; i < 6; ++i) out[k0 * 6 + i] = a[i * rs + k0];
+}
+
+// The same for the 8-tall strips of the AVX-512 kernel: a plain 8 x 8 transpose.
+void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
+  int64_t k0 = 0;
+  for (; k0 + 8 <= kc; k0 += 8) {
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(a + i * rs + k0);
+    transpose8(r);
+    for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + (k0 + k) * 8, r[k]);
+  }
+  for (; k0 < kc; ++k0)
+    for (int i = 0; i < 8; ++i) out[k0 * 8 + i] = a[i * rs + k0];
 }
 
 }  // namespace aakaar::cpu::gemm_ladder

@@ -22,6 +22,7 @@
 #include <cstdint>
 
 #include "cpu/gemm/common.h"
+#include "cpu/gemm/microkernels.h"
 
 namespace aakaar::cpu::gemm_ladder {
 
@@ -49,13 +50,19 @@ struct Kernels {
   MicroKernel<T> ukr;
   PackA<T> pack_a;
   PackB<T> pack_b;
+  int mr, nr;  // the kernel's register tile: Tile<T> or Tile512<T>
 };
 
-// The portable kernel and packing (v3), and the fastest this CPU can run:
-// AVX2/FMA kernel and AVX2 transposing packs when present, else the portable
-// ones (all use the tile of Tile<T>).
+// The portable kernel and packing (v3); the AVX2 ones (v4, tile Tile<T>); the
+// AVX-512 ones (tile Tile512<T>); and the fastest this CPU runs (v5 and the
+// library): AVX-512, else AVX2, else portable. AAKAAR_GEMM_ISA=avx2 or
+// =baseline caps the choice.
 template <typename T>
 Kernels<T> portable_kernels();
+template <typename T>
+Kernels<T> avx2_kernels();
+template <typename T>
+Kernels<T> avx512_kernels();
 template <typename T>
 Kernels<T> best_kernels();
 
@@ -126,9 +133,13 @@ template <typename T> constexpr Blocking default_blocking();
 template <> constexpr Blocking default_blocking<float>() { return {144, 256, 4080}; }
 template <> constexpr Blocking default_blocking<double>() { return {96, 256, 4080}; }
 
-inline Blocking resolve_blocking(Blocking blk, Blocking def, int MR, int NR) {
-  if (blk.mc <= 0) blk.mc = def.mc;
-  if (blk.kc <= 0) blk.kc = def.kc;
+inline Blocking resolve_blocking(Blocking blk, Blocking def, int MR, int NR, int elem_size) {
+  // The defaults are for a 16-wide strip of 4-byte floats. A wider strip
+  // (AVX-512's 32 floats, or 16 doubles) gets a shorter KC, so the KC x NR
+  // strip of B still takes half of L1, and a taller MC, so the A block keeps its size.
+  const int64_t widen = std::max<int64_t>(1, int64_t(NR) * elem_size / 64);
+  if (blk.kc <= 0) blk.kc = def.kc / widen;
+  if (blk.mc <= 0) blk.mc = def.mc * widen;
   if (blk.nc <= 0) blk.nc = def.nc;
   // Whole strips only: round MC up to MR and NC up to NR.
   blk.mc = (blk.mc + MR - 1) / MR * MR;
@@ -164,7 +175,7 @@ void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
     return;
   }
   const GemmArgs<T> g = prefer_row_major_c(g0);
-  blk = resolve_blocking(blk, default_blocking<T>(), MR, NR);
+  blk = resolve_blocking(blk, default_blocking<T>(), MR, NR, int(sizeof(T)));
   // Split K (and M) into equal blocks no larger than asked: K = 784 as
   // 4 x 196 rather than 3 x 256 + 16 keeps every kernel call long enough
   // to hide its C tile load and store.
@@ -199,6 +210,15 @@ void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
     }
   }
   // [[/book:gemm_five_loops]]
+}
+
+// packed_gemm with the tile of the kernels it is given.
+template <typename T>
+void run_packed(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk) {
+  if (kr.mr == Tile512<T>::MR && kr.nr == Tile512<T>::NR)
+    packed_gemm<T, Tile512<T>::MR, Tile512<T>::NR>(g, kr, blk);
+  else
+    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, kr, blk);
 }
 
 }  // namespace aakaar::cpu::gemm_ladder

@@ -69,7 +69,7 @@ template void ukernel_portable<double>(int64_t, const double*, const double*, do
 
 template <typename T>
 void v3_packed(const GemmArgs<T>& g, Blocking blk) {
-  packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, portable_kernels<T>(), blk);
+  run_packed(g, portable_kernels<T>(), blk);
 }
 
 AAKAAR_GEMM_INSTANTIATE_BLK(v3_packed)
