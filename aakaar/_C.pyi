@@ -22,7 +22,7 @@ import typing_extensions
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_isa', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
 class dtype:
     """
     The element type of a tensor.
@@ -268,13 +268,13 @@ class Tensor:
         """
         In-place abs; returns self.
         """
-    def add(self, other: typing.Any) -> Tensor:
+    def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
-        Elementwise add with broadcasting and type promotion; other may be a tensor or a number.
+        Elementwise self + alpha * other, with broadcasting and type promotion; other may be a tensor or a number.
         """
-    def add_(self, other: typing.Any) -> Tensor:
+    def add_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
-        In-place add: the result must keep self's shape and dtype; returns self.
+        In-place self + alpha * other: the result must keep self's shape and dtype; returns self. Outside the autograd graph, on the CPU, one fused pass.
         """
     def all(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
@@ -804,13 +804,13 @@ class Tensor:
         """
         Strides in elements, or the stride of one dim.
         """
-    def sub(self, other: typing.Any) -> Tensor:
+    def sub(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
-        Elementwise sub with broadcasting and type promotion; other may be a tensor or a number.
+        Elementwise self - alpha * other, with broadcasting and type promotion; other may be a tensor or a number.
         """
-    def sub_(self, other: typing.Any) -> Tensor:
+    def sub_(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
-        In-place sub: the result must keep self's shape and dtype; returns self.
+        In-place self - alpha * other: the result must keep self's shape and dtype; returns self. Outside the autograd graph, on the CPU, one fused pass.
         """
     def sum(self, dim: typing.Any = None, keepdim: builtins.bool = False, dtype: typing.Any = None) -> Tensor:
         """
@@ -851,6 +851,10 @@ class Tensor:
     def var(self, dim: typing.Any = None, *, correction: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
         Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.
+        """
+    def std(self, dim: typing.Any = None, *, correction: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
+        """
+        Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.
         """
     def view(self, *args) -> Tensor:
         """
@@ -974,9 +978,17 @@ def cat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typ
     """
     Joins tensors along an existing dim.
     """
+def cpu_allocator_stats() -> dict:
+    """
+    Counters of the caching CPU allocator (bytes in whole size classes; blocks under 4 KiB are not counted).
+    """
 def cpu_isa() -> str:
     """
     Which build of the hot loops runs on this CPU: 'avx2' or 'baseline'.
+    """
+def cpu_size_class(nbytes: typing.SupportsInt | typing.SupportsIndex) -> int:
+    """
+    The block size the CPU allocator serves a request of nbytes with.
     """
 def default_generator() -> Generator:
     """
@@ -985,6 +997,10 @@ def default_generator() -> Generator:
 def empty(*args, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
     """
     An uninitialised tensor.
+    """
+def empty_cache() -> None:
+    """
+    Gives every cached, unused block of CPU memory back to the system.
     """
 def eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.Any = None, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
     """
@@ -1013,6 +1029,10 @@ def has_cuda_backend() -> builtins.bool:
 def has_cuda_build() -> builtins.bool:
     """
     Whether this build compiled the CUDA sources.
+    """
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, *, activation: str = 'none') -> Tensor:
+    """
+    act(input @ weight.T + bias) in one GEMM call with the bias and activation fused, and one autograd node.
     """
 def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, steps: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
     """
@@ -1057,6 +1077,14 @@ def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.
 def result_type(arg0: Tensor, arg1: Tensor) -> dtype:
     """
     The dtype an operation on the two tensors computes in (the promotion table).
+    """
+def set_cpu_cache_enabled(enabled: builtins.bool) -> None:
+    """
+    False: the CPU allocator allocates and frees through the system, leaving cached blocks alone (to measure what the cache is worth). True by default.
+    """
+def set_cpu_cache_limit(bytes: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Caps the bytes the CPU allocator keeps cached (0: no caching); trims the cache to it.
     """
 def set_num_threads(n: typing.SupportsInt | typing.SupportsIndex) -> None:
     """

@@ -45,8 +45,8 @@ bool cpu_has_avx512_gemm() {
 
 namespace {
 
-// Full strips that need a transpose go to the AVX2 packers; everything else
-// (already in the packed order, partial strips) to the portable ones.
+// Full strips of a row- or column-major operand go to the AVX2 packers;
+// other strides and partial strips to the portable ones.
 template <int MR>
 void pack_a_f32_fast(int64_t mc, int64_t kc, const float* A, int64_t rs, int64_t cs, float* out) {
   if (cs != 1) return pack_a<float, MR>(mc, kc, A, rs, cs, out);
@@ -60,9 +60,12 @@ void pack_a_f32_fast(int64_t mc, int64_t kc, const float* A, int64_t rs, int64_t
 
 template <int NR>
 void pack_b_f32_fast(int64_t kc, int64_t nc, const float* B, int64_t rs, int64_t cs, float* out) {
-  if (rs != 1) return pack_b<float, NR>(kc, nc, B, rs, cs, out);
+  if (rs != 1 && cs != 1) return pack_b<float, NR>(kc, nc, B, rs, cs, out);
   const int64_t full = nc / NR * NR;
-  for (int64_t j0 = 0; j0 < full; j0 += NR) pack_b_colmajor_avx2(kc, NR, B + j0 * cs, cs, out + j0 * kc);
+  for (int64_t j0 = 0; j0 < full; j0 += NR) {
+    if (cs == 1) pack_b_rowmajor_avx2(kc, NR, B + j0, rs, out + j0 * kc);
+    else pack_b_colmajor_avx2(kc, NR, B + j0 * cs, cs, out + j0 * kc);
+  }
   if (full < nc) pack_b<float, NR>(kc, nc - full, B + full * cs, rs, cs, out + full * kc);
 }
 

@@ -33,6 +33,7 @@ void ukernel_avx512_f64_8x16(int64_t kc, const double* a, const double* b, doubl
 
 // AVX2 packing of one full strip that needs a transpose (pack_avx2.cpp).
 void pack_b_colmajor_avx2(int64_t kc, int nr, const float* b, int64_t cs, float* out);
+void pack_b_rowmajor_avx2(int64_t kc, int nr, const float* b, int64_t rs, float* out);
 void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
 void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
 

@@ -82,6 +82,14 @@ void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
     for (int i = 0; i < 6; ++i) out[k0 * 6 + i] = a[i * rs + k0];
 }
 
+// One full strip of B, nr wide (a multiple of 8), from a row-major source
+// (B(k, j) at b[k * rs + j]): a copy of nr floats per k, in 256-bit moves
+// (the portable build would move them 128 bits at a time).
+void pack_b_rowmajor_avx2(int64_t kc, int nr, const float* b, int64_t rs, float* out) {
+  for (int64_t k = 0; k < kc; ++k)
+    for (int j = 0; j < nr; j += 8) _mm256_storeu_ps(out + k * nr + j, _mm256_loadu_ps(b + k * rs + j));
+}
+
 // The same for the 8-tall strips of the AVX-512 kernel: a plain 8 x 8 transpose.
 void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
   int64_t k0 = 0;
