@@ -22,7 +22,7 @@ import typing_extensions
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_isa', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_isa', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_num_threads', 'stack', 'where', 'zeros']
 class dtype:
     """
     The element type of a tensor.
@@ -977,6 +977,10 @@ def cat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typ
 def cpu_isa() -> str:
     """
     Which build of the hot loops runs on this CPU: 'avx2' or 'baseline'.
+    """
+def cross_entropy(input: Tensor, target: Tensor, reduction: str = 'mean') -> Tensor:
+    """
+    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C): one fused op and one autograd node (CrossEntropyBackward).
     """
 def default_generator() -> Generator:
     """
