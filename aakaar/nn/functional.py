@@ -249,11 +249,19 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
 
 
 def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Softmax cross-entropy of logits (N, C) against int64 class indices (N,)."""
+    """Softmax cross-entropy of logits (N, C) against int64 class indices (N,).
+
+    One fused op of the core (``_C.cross_entropy``): the forward takes each
+    row's stable log-sum-exp (max, exp, sum) minus the target's logit, and one
+    autograd node writes ``(softmax(x) - onehot(t)) * grad`` in one pass. It equals
+    ``nll_loss(input.log_softmax(1), target, reduction)``, which would take
+    five ops and five autograd nodes. The target's dtype, shape and range
+    (every index in [0, C)) are checked in the core.
+    """
     _check_tensor(input, "cross_entropy")
     if input.ndim != 2:
         raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape {tuple(input.shape)}")
-    return nll_loss(input.log_softmax(1), target, reduction)
+    return _C.cross_entropy(input, target, reduction)
 
 
 def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:

@@ -117,6 +117,13 @@ TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
 enum class LinearActivation : int8_t { None, ReLU };
 TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, LinearActivation act);
 
+// ---- the fused softmax cross-entropy loss (cross_entropy.cpp) ----
+// -log softmax(logits)[i, target[i]] for logits (N, C) float and target (N,)
+// int64 in [0, C), reduced over the batch (mean, sum or none): one op and one
+// autograd node, where log_softmax, gather, squeeze, neg, mean are five.
+enum class Reduction : int8_t { None, Mean, Sum };
+TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduction r);
+
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
 // IndexError for a 0-d tensor given to an op that needs at least one dim.

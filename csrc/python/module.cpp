@@ -15,6 +15,8 @@ using namespace aakaar;
 void bind_gemm(py::module_& m) __attribute__((weak));
 // Bound in bind_linear.cpp (fused Linear op, CPU allocator stats); weak like bind_gemm.
 void bind_linear(py::module_& m) __attribute__((weak));
+// Bound in bind_loss.cpp (fused cross-entropy); weak like bind_gemm.
+void bind_loss(py::module_& m) __attribute__((weak));
 // Bound in csrc/cuda when the CUDA backend is compiled in.
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
@@ -87,6 +89,7 @@ PYBIND11_MODULE(_C, m) {
   python::bind_functions(m);
   if (bind_gemm) bind_gemm(m);
   if (bind_linear) bind_linear(m);
+  if (bind_loss) bind_loss(m);
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
 }

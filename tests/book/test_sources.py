@@ -36,6 +36,7 @@ MARKERS = {
     "csrc/autograd/engine.cpp": ["accumulate_grad", "dependency_count", "engine_loop", "record", "saved_tensor_unpack"],
     "csrc/autograd/derivatives.cpp": ["amax_backward", "binary_add_mul", "bmm_backward", "index_backward",
                                       "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
+    "csrc/autograd/derivatives_cross_entropy.cpp": ["cross_entropy_backward"],
 }
 
 
