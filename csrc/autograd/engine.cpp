@@ -183,8 +183,15 @@ TensorList FunctionNode::apply(TensorList&& grads) {
            "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time. "
            "(node: ", op_name, ")");
-  for (size_t i = 0; i < grads.size(); ++i)
-    if (!grads[i]) grads[i] = ops::full(output_shapes[i], Scalar::from_int(0), output_dtypes[i], device);
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i]) {
+      grads[i] = ops::full(output_shapes[i], Scalar::from_int(0), output_dtypes[i], device);
+    } else if (grads[i]->dtype != output_dtypes[i]) {
+      // A gradient of another dtype (backward(gradient=float64) on a float32 output, or
+      // a hook's result): formulas read their gradient as the output's dtype, as torch's do.
+      grads[i] = ops::to_dtype(grads[i], output_dtypes[i]);
+    }
+  }
   TensorList unpacked;
   unpacked.reserve(saved.size());
   for (const auto& s : saved) unpacked.push_back(s.unpack(op_name.c_str()));

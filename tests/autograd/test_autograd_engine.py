@@ -381,3 +381,24 @@ def test_long_graph_teardown_does_not_recurse():
 @pytest.mark.slow
 def test_million_node_graph_teardown():
     run_teardown(1_000_000)
+
+
+@pytest.mark.parametrize("activation", ["none", "relu"])
+def test_gradient_of_another_dtype_is_cast_to_the_outputs(activation):
+    # backward(gradient=float64) on a float32 output: every formula reads its
+    # gradient as the output's dtype (the fused Linear once read float32 data as
+    # float64 here). The gradients must equal those of a float32 gradient.
+    import aakaar.nn.functional as F
+
+    rng = np.random.default_rng(0)
+    x_np, w_np = rng.standard_normal((5, 7)).astype(np.float32), rng.standard_normal((3, 7)).astype(np.float32)
+    g_np = rng.standard_normal((5, 3))
+    grads = {}
+    for g_dtype in (aakaar.float32, aakaar.float64):
+        x, w = aakaar.from_numpy(x_np.copy()).requires_grad_(), aakaar.from_numpy(w_np.copy()).requires_grad_()
+        y = F.linear(x, w, activation=activation)
+        y.backward(aakaar.from_numpy(g_np).to(g_dtype))
+        assert x.grad.dtype == aakaar.float32 and w.grad.dtype == aakaar.float32
+        grads[g_dtype] = (x.grad.numpy().copy(), w.grad.numpy().copy())
+    for a, b in zip(grads[aakaar.float32], grads[aakaar.float64]):
+        np.testing.assert_array_equal(a, b)

@@ -170,3 +170,33 @@ def test_empty_tensors():
         check(a_dev + a_dev, a_cpu + a_cpu)
         check(a_dev.exp(), a_cpu.exp())
         check(aakaar.where(a_dev > 0, a_dev, a_dev), aakaar.where(a_cpu > 0, a_cpu, a_cpu))
+
+
+@pytest.mark.parametrize("dtype", [aakaar.int64, aakaar.float32, aakaar.float64], ids=str)
+@pytest.mark.parametrize("name", ["add", "sub"])
+def test_alpha_matches_the_cpu(rng, name, dtype):
+    # On "cuda", add/sub with alpha are the composite a op (b * alpha); on the CPU,
+    # floating tensors take the fused loop: both must agree, out of place and in place.
+    alpha = 3 if dtype == aakaar.int64 else -0.75
+    (a, ga), (b, gb) = pair(sample(rng, (5, 67), dtype)), pair(sample(rng, (67,), dtype))
+    check(getattr(ga, name)(gb, alpha=alpha), getattr(a, name)(b, alpha=alpha))
+    getattr(a, name + "_")(b, alpha=alpha)
+    getattr(ga, name + "_")(gb, alpha=alpha)
+    check(ga, a)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_matches_the_cpu(rng, reduction):
+    import aakaar.nn.functional as F
+
+    x_np = rng.standard_normal((37, 11)).astype(np.float32)
+    t_np = rng.integers(0, 11, 37)
+    x, gx = aakaar.tensor(x_np).requires_grad_(), aakaar.tensor(x_np).to("cuda").requires_grad_()
+    t, gt = aakaar.tensor(t_np), aakaar.tensor(t_np).to("cuda")
+    loss, gloss = F.cross_entropy(x, t, reduction=reduction), F.cross_entropy(gx, gt, reduction=reduction)
+    check(gloss.detach(), loss.detach(), rtol=1e-5, atol=1e-6)
+    loss.sum().backward()
+    gloss.sum().backward()
+    check(gx.grad, x.grad, rtol=1e-5, atol=1e-6)
+    with pytest.raises(IndexError, match="out of range for 11 classes"):
+        F.cross_entropy(gx, aakaar.tensor(np.full(37, 11)).to("cuda"))
