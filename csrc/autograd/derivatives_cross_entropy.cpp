@@ -82,10 +82,9 @@ void record_cross_entropy(const TensorPtr& loss, const TensorPtr& x, const Tenso
                           const TensorPtr& inv, ops::Reduction r) {
   record("CrossEntropyBackward", {x}, loss, {x, t, e, inv},
          [r](const TensorList& g, const TensorList& s, const Needs&) {
-           // The engine passes a gradient given to backward() in its own dtype (float64 for
-           // a float32 loss, say); the kernel reads it and the saved e and inv as one type.
+           // g[0] has the loss's dtype: the engine casts a gradient of another dtype first.
            const DType dt = s[0]->dtype;
-           const TensorPtr g0 = g[0]->dtype == dt ? g[0] : ops::to_dtype(g[0], dt);
+           const TensorPtr& g0 = g[0];
            if (grad_enabled() || g0->device().type != DeviceType::CPU)
              return TensorList{cross_entropy_backward_ops(g0, s[0], s[1], r)};
            return AK_DISPATCH_FLOAT(dt, "cross_entropy backward", [&](auto tag) {

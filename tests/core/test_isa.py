@@ -32,6 +32,14 @@ with np.errstate(all="ignore"):
     }
 for name, (got, want) in checks.items():
     np.testing.assert_allclose(got.numpy().astype(np.float64), want, rtol=3e-7, atol=1e-37, equal_nan=True, err_msg=name)
+# The fused a + alpha * b: an FMA rounds once, a multiply then an add twice, so near
+# cancellation the bound is relative to the terms, not to the result.
+for alpha, got in ((-0.375, t.add(u, alpha=-0.375)), (-2.5, t.clone().sub_(u, alpha=2.5))):
+    terms = np.abs(f64) + np.abs(alpha * y.astype(np.float64))
+    want = f64 + alpha * y.astype(np.float64)
+    err = np.abs(got.numpy().astype(np.float64) - want)
+    ok = (err <= 2 ** -23 * terms) | (np.isnan(want) & np.isnan(got.numpy())) | (want == got.numpy())
+    assert ok.all(), ("alpha", alpha, err[~ok][:5])
 finite = np.isfinite(x)
 np.testing.assert_allclose(ak.from_numpy(x[finite]).sum().item(), f64[finite].sum(), rtol=1e-6)
 assert np.isnan(t.amax().item()) and np.isnan(t.amin().item())
