@@ -29,11 +29,20 @@ def calibrate(fn: Callable[[], object], target_s: float = 0.01) -> int:
         n *= 4
 
 
-def interleaved(candidates: Mapping[str, Callable[[], object]], rounds: int = 15, target_s: float = 0.01) -> dict[str, float]:
-    """Median seconds per call for each candidate, measured round-robin."""
+def interleaved(candidates: Mapping[str, Callable[[], object]], rounds: int = 15, target_s: float = 0.01,
+                warmup: int = 0) -> dict[str, float]:
+    """Median seconds per call for each candidate, measured round-robin.
+
+    ``warmup`` untimed calls precede every sample. Without them a sample that holds
+    only a call or two measures the candidate just after the others evicted its data
+    from the caches: the cost of switching to it, not of running it, as a loop that
+    calls it back to back (a training loop) does.
+    """
     inner = {name: calibrate(fn, target_s) for name, fn in candidates.items()}
     samples: dict[str, list[float]] = {name: [] for name in candidates}
     for _ in range(rounds):
         for name, fn in candidates.items():
+            for _ in range(warmup):
+                fn()
             samples[name].append(time_call(fn, inner[name]))
     return {name: statistics.median(s) for name, s in samples.items()}

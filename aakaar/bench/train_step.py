@@ -13,7 +13,11 @@ Both start from the same weights (copied through numpy) and see the same
 batches in the same order. Before anything is timed, both train a few steps and
 their loss trajectories must agree: a fast wrong answer is no result. Then the
 steps are timed interleaved (aakaar, torch, aakaar, ...) and the medians are
-compared. A ratio below 1.0 means aakaar is faster.
+compared. A ratio below 1.0 means aakaar is faster. Each timed sample follows a
+few untimed steps of the same library (``--warmup``), so both are measured in the
+steady state of a training loop, not just after the other evicted their data from
+the caches (that switch costs PyTorch far more: with ``--warmup 0`` its step looks
+about 60% slower on our machine and the ratio flatters aakaar).
 
 ``--ablate`` adds aakaar variants to the same interleaved run, to show what each
 fast path is worth: the layers as separate matmul/add/relu ops (no fused
@@ -213,7 +217,7 @@ def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int) ->
 
 
 def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = False,
-        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002) -> dict:
+        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002, warmup: int = 3) -> dict:
     """Checks that every candidate trains like torch, then times them interleaved; returns the record."""
     if torch is None:
         raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
@@ -228,11 +232,11 @@ def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = Fal
         steps["aakaar, composite loss"] = AakaarTrainer(weights, batches, fused_loss=False).step
         steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
     losses = check_trajectories(steps, check_steps)
-    times = interleaved(steps, rounds=rounds, target_s=target_s)
+    times = interleaved(steps, rounds=rounds, target_s=target_s, warmup=warmup)
     return {
         "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads, "dtype": "float32",
         "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": th.variant,
-        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds, "sample_s": target_s,
+        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds, "sample_s": target_s, "warmup_steps": warmup,
         "check_losses": losses, "seconds": times,
         "ratio_vs_torch": {name: t / times["torch"] for name, t in times.items() if name != "torch"},
     }
@@ -247,6 +251,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="length of one timed sample (default 2 ms: about one step, so that few samples are cut "
                         "by the scheduler on a shared machine)")
     p.add_argument("--check-steps", type=int, default=5, help="steps whose losses must agree before timing")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="untimed steps before each timed sample (default 3: the steady state of a training loop; "
+                        "0 times each library just after the other ran)")
     p.add_argument("--ablate", action="store_true", help="also time aakaar without its fast paths")
     p.add_argument("--data", default=str(EMNIST_DIR),
                    help="folder with the EMNIST ByMerge test files, or 'random' (default: ../shared/data/emnist)")
@@ -254,8 +261,12 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     if min(args.threads, args.batch, args.rounds, args.check_steps) < 1 or args.sample_ms <= 0:
         p.error("--threads, --batch, --rounds, --check-steps and --sample-ms must be positive")
-    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3)
+    if args.warmup < 0:
+        p.error("--warmup must be >= 0")
+    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3,
+              args.warmup)
     print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, threads={args.threads}, "
+          f"{args.warmup} untimed steps before each sample, "
           f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}")
     print(f"MLP {rec['model']}, batch {rec['batch']}, float32, one step = zero_grad + forward + cross-entropy "
           f"+ backward + SGD momentum update")
