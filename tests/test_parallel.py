@@ -75,21 +75,43 @@ def test_python_threads_share_the_pool(restore_threads):
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 def test_forked_child_computes_without_the_workers(restore_threads):
-    """A child of fork() has no worker threads; the caller runs every chunk itself
-    (an OpenMP team would wait forever for threads that do not exist)."""
-    ak.set_num_threads(2)
-    ref = _work(2)[0]
-    r, w = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: compute, report, exit without running pytest's teardown
-        try:
-            ok = np.allclose(_work(2)[0], ref, rtol=1e-5, atol=1e-4)
-            os.write(w, b"ok" if ok else b"wrong")
-        finally:
-            os._exit(0)
-    os.close(w)
-    _, status = os.waitpid(pid, 0)
-    assert os.read(r, 16) == b"ok" and status == 0
+    """A child of fork() has none of the parent's worker threads; it must still
+    compute (an OpenMP team would wait forever for threads that do not exist).
+    With workers asleep on the pool's condition variable at the fork, waking that
+    copied condition variable in the child could block forever (1 fork in 10 with
+    8 threads on a 2-core machine), until the child got a pool of its own."""
+    import signal
+    import time
+
+    rng = np.random.default_rng(2)
+    a = ak.from_numpy(rng.standard_normal((256, 784)).astype(np.float32))
+    b = ak.from_numpy(rng.standard_normal((784, 256)).astype(np.float32))
+    ref = a.numpy().astype(np.float64) @ b.numpy().astype(np.float64)
+    ak.set_num_threads(8)  # many workers, so some are asleep at the fork
+    for i in range(60):
+        (a @ b).numpy()
+        time.sleep((0, 3e-5, 1e-4, 1e-3, 1e-2)[i % 5])  # fork during the spin, and after it
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child: compute, report, exit without running pytest's teardown
+            try:
+                ok = all(np.allclose((a @ b).numpy(), ref, rtol=1e-4, atol=1e-3) for _ in range(2))
+                os.write(w, b"ok" if ok else b"wrong")
+            finally:
+                os._exit(0)
+        os.close(w)
+        deadline = time.monotonic() + 30
+        while True:
+            done, status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                break
+            if time.monotonic() > deadline:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                pytest.fail(f"fork {i}: the child hung in the thread pool")
+            time.sleep(0.001)
+        assert os.read(r, 16) == b"ok" and status == 0, f"fork {i}"
+        os.close(r)
 
 
 def test_set_num_threads_rejects_nonsense():

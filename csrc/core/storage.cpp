@@ -2,6 +2,9 @@
 
 #include <cstdlib>
 #include <mutex>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 #include <new>
 #include <string>
 #include <unordered_map>
@@ -129,6 +132,9 @@ class CachingCpuAllocator {
 
   CachingCpuAllocator() { stats_.cache_limit = initial_cache_limit(); }
 
+  void lock_for_fork() { mu_.lock(); }
+  void unlock_after_fork() { mu_.unlock(); }
+
  private:
   void note_allocated(size_t size) {
     stats_.allocated += static_cast<int64_t>(size);
@@ -144,8 +150,18 @@ class CachingCpuAllocator {
 
 // Never destroyed: storages freed while the interpreter shuts down still
 // find it (a static object could already be gone by then).
+// fork() copies the lock as it is: if another thread held it, the child could
+// never take it. Holding it across fork() (prepare, then release in both
+// processes) leaves it consistent in the child.
 CachingCpuAllocator& cpu_allocator() {
-  static CachingCpuAllocator* a = new CachingCpuAllocator();
+  static CachingCpuAllocator* a = [] {
+    auto* alloc = new CachingCpuAllocator();
+#if defined(__unix__) || defined(__APPLE__)
+    pthread_atfork([] { cpu_allocator().lock_for_fork(); }, [] { cpu_allocator().unlock_after_fork(); },
+                   [] { cpu_allocator().unlock_after_fork(); });
+#endif
+    return alloc;
+  }();
   return *a;
 }
 

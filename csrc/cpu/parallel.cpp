@@ -10,7 +10,8 @@
 // included; `done_` counts finished chunks. The caller returns when every
 // chunk is claimed and done, so it waits only for chunks that are running.
 // Idle workers spin briefly (the next layer's job usually follows within
-// microseconds), then sleep on a condition variable.
+// microseconds), then sleep on a condition variable. After fork() the child
+// starts a new pool (see pool()).
 #include "cpu/parallel.h"
 
 #include <atomic>
@@ -18,6 +19,9 @@
 #include <condition_variable>
 #include <exception>
 #include <mutex>
+#if defined(__unix__) || defined(__APPLE__)
+#include <pthread.h>
+#endif
 #include <system_error>
 #include <thread>
 
@@ -184,9 +188,21 @@ class Pool {
 };
 
 // Never destroyed: detached workers keep using it until the process ends.
+// A child of fork() gets a fresh pool with no workers (it spawns its own when
+// it needs them): the parent's pool is copied with the state of threads that
+// do not exist in the child -- a condition variable with their waits still
+// registered, on which notify_all() would block forever.
+Pool* g_pool = nullptr;
+std::once_flag g_pool_once;
+
 Pool& pool() {
-  static Pool* p = new Pool();
-  return *p;
+  std::call_once(g_pool_once, [] {
+    g_pool = new Pool();
+#if defined(__unix__) || defined(__APPLE__)
+    pthread_atfork(nullptr, nullptr, [] { g_pool = new Pool(); });  // the old one leaks in the child
+#endif
+  });
+  return *g_pool;
 }
 
 }  // namespace
