@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "core/backend.h"
+#include "core/py_arith.h"
 #include "cpu/iterator.h"
 #include "cpu/vec_math.h"
 
@@ -75,55 +76,10 @@ void unary_apply(const Tensor& out, const Tensor& in, F f) {
   loop.run([&](char** p, const int64_t* s, int64_t n) { unary_run<Out, In>(p, s, n, f); });
 }
 
-// Python's floor division and modulo (the result of % takes the divisor's sign).
-template <typename T>
-inline T floor_div(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    T mod = std::fmod(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    if (div == 0) return std::copysign(T(0), a / b);
-    T fl = std::floor(div);
-    if (div - fl > T(0.5)) fl += 1;
-    return fl;
-  } else if constexpr (std::is_signed_v<T>) {
-    if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // no INT_MIN/-1 trap
-    T q = a / b;
-    if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-    return q;
-  } else {
-    return a / b;
-  }
-}
-
-template <typename T>
-inline T py_mod(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    T r = std::fmod(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    else if (r == 0) r = std::copysign(T(0), b);
-    return r;
-  } else if constexpr (std::is_signed_v<T>) {
-    if (b == -1) return 0;
-    T r = a % b;
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    return r;
-  } else {
-    return a % b;
-  }
-}
-
-template <typename T>
-inline T int_pow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
-    exp >>= 1;
-  }
-  return result;
-}
+// Python's floor division, modulo and integer powers: shared with the CUDA kernels.
+using py_arith::floor_div;
+using py_arith::int_pow;
+using py_arith::py_mod;
 
 template <typename T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {

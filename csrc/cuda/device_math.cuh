@@ -12,6 +12,8 @@
 
 #include "core/backend.h"
 #include "cuda/emu/cuda_emu.h"
+// After cuda_emu.h: py_arith.h sees __device__ and makes its functions device functions too.
+#include "core/py_arith.h"
 
 namespace aakaar::cuda::dmath {
 
@@ -44,64 +46,10 @@ __host__ __device__ __forceinline__ bool is_nan(T x) {
   return x != x;  // false for every integer type
 }
 
-// Python's floor division (the quotient rounded towards -inf).
-template <typename T>
-__device__ __forceinline__ T floor_div(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (b == 0) return a / b;
-    const T mod = fmod_(a, b);
-    T div = (a - mod) / b;
-    if (mod != 0 && ((b < 0) != (mod < 0))) div -= 1;
-    if (div == 0) return copysign_(T(0), a / b);
-    T fl = floor_(div);
-    if (div - fl > T(0.5)) fl += 1;
-    return fl;
-  } else {
-    // The op checks for zero divisors first; 0 here keeps a stray one harmless (on the
-    // emulator an integer division by zero would kill the process).
-    if (b == 0) return T(0);
-    if constexpr (std::is_signed_v<T>) {
-      if (b == -1) return static_cast<T>(0 - static_cast<std::make_unsigned_t<T>>(a));  // no INT_MIN / -1 trap
-      T q = a / b;
-      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
-      return q;
-    } else {
-      return a / b;
-    }
-  }
-}
-
-// Python's modulo: the result takes the divisor's sign.
-template <typename T>
-__device__ __forceinline__ T py_mod(T a, T b) {
-  if constexpr (std::is_floating_point_v<T>) {
-    T r = fmod_(a, b);
-    if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    else if (r == 0) r = copysign_(T(0), b);
-    return r;
-  } else {
-    if (b == 0) return T(0);
-    if constexpr (std::is_signed_v<T>) {
-      if (b == -1) return 0;
-      T r = a % b;
-      if (r != 0 && ((r < 0) != (b < 0))) r += b;
-      return r;
-    } else {
-      return a % b;
-    }
-  }
-}
-
-template <typename T>
-__device__ __forceinline__ T int_pow(T base, T exp) {
-  T result = 1;
-  while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
-    exp >>= 1;
-  }
-  return result;
-}
+// Python's floor division, modulo and integer powers: shared with the CPU loops.
+using py_arith::floor_div;
+using py_arith::int_pow;
+using py_arith::py_mod;
 
 template <typename T>
 __device__ __forceinline__ T sigmoid(T x) {
