@@ -14,29 +14,24 @@
 #include <cmath>
 #include <type_traits>
 
-// In CUDA sources (nvcc, or the emulator's emu_device.h, included first) the
-// functions are also device functions.
-#if defined(__CUDACC__) || defined(__device__)
-#define AK_PY_ARITH_FN __host__ __device__ __forceinline__
-#else
-#define AK_PY_ARITH_FN inline
-#endif
+#include "core/host_device.h"
+
 
 namespace aakaar::py_arith {
 namespace {
 
-AK_PY_ARITH_FN float fmod_(float a, float b) { return fmodf(a, b); }
-AK_PY_ARITH_FN double fmod_(double a, double b) { return fmod(a, b); }
-AK_PY_ARITH_FN float copysign_(float a, float b) { return copysignf(a, b); }
-AK_PY_ARITH_FN double copysign_(double a, double b) { return copysign(a, b); }
-AK_PY_ARITH_FN float floor_(float a) { return floorf(a); }
-AK_PY_ARITH_FN double floor_(double a) { return floor(a); }
+AK_HD float fmod_(float a, float b) { return fmodf(a, b); }
+AK_HD double fmod_(double a, double b) { return fmod(a, b); }
+AK_HD float copysign_(float a, float b) { return copysignf(a, b); }
+AK_HD double copysign_(double a, double b) { return copysign(a, b); }
+AK_HD float floor_(float a) { return floorf(a); }
+AK_HD double floor_(double a) { return floor(a); }
 
 // [[book:py_floor_div]]
 // a // b. Integer division by zero never reaches here (the op refuses it);
 // 0 keeps a stray one harmless instead of a trap.
 template <typename T>
-AK_PY_ARITH_FN T floor_div(T a, T b) {
+AK_HD T floor_div(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     if (b == 0) return a / b;
     const T mod = fmod_(a, b);
@@ -62,7 +57,7 @@ AK_PY_ARITH_FN T floor_div(T a, T b) {
 
 // a % b with the divisor's sign.
 template <typename T>
-AK_PY_ARITH_FN T py_mod(T a, T b) {
+AK_HD T py_mod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     T r = fmod_(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
@@ -84,7 +79,7 @@ AK_PY_ARITH_FN T py_mod(T a, T b) {
 // base ** exp for integers (exp >= 0; the op refuses negative ones), by squaring,
 // wrapping around like the integer type does.
 template <typename T>
-AK_PY_ARITH_FN T int_pow(T base, T exp) {
+AK_HD T int_pow(T base, T exp) {
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result = static_cast<T>(result * base);

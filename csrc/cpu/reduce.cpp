@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/reduce_semantics.h"
 #include "cpu/backend_cpu.h"
 #include "cpu/isa.h"
 #include "cpu/iterator.h"
@@ -15,31 +16,9 @@ namespace {
 template <typename T>
 struct Reducer {
   ReduceOp op;
-  T identity() const {
-    switch (op) {
-      case ReduceOp::Sum: case ReduceOp::Any: return T(0);
-      case ReduceOp::Prod: case ReduceOp::All: return T(1);
-      case ReduceOp::Max:
-        if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-        else return std::numeric_limits<T>::lowest();
-      case ReduceOp::Min:
-        if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-        else return std::numeric_limits<T>::max();
-    }
-    return T(0);
-  }
-  // acc <- acc (op) x; max/min propagate NaN like PyTorch.
-  T combine(T acc, T x) const {
-    switch (op) {
-      case ReduceOp::Sum: return static_cast<T>(acc + x);
-      case ReduceOp::Prod: return static_cast<T>(acc * x);
-      case ReduceOp::Max: return (x > acc || x != x) ? x : acc;
-      case ReduceOp::Min: return (x < acc || x != x) ? x : acc;
-      case ReduceOp::All: return static_cast<T>(acc != T(0) && x != T(0));
-      case ReduceOp::Any: return static_cast<T>(acc != T(0) || x != T(0));
-    }
-    return acc;
-  }
+  T identity() const { return reduce_semantics::identity<T>(op); }
+  // acc <- acc (op) x (core/reduce_semantics.h, shared with the CUDA kernels).
+  T combine(T acc, T x) const { return reduce_semantics::combine<T>(op, acc, x); }
   T reduce_run(const char* p, int64_t stride, int64_t n, T acc) const {
     if (stride == sizeof(T)) {  // contiguous: the vectorised loops
       if constexpr (std::is_same_v<T, float>) {

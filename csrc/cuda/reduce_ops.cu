@@ -15,7 +15,8 @@
 #include "core/error.h"
 #include "cuda/allocator.h"
 #include "cuda/backend_cuda.h"
-#include "cuda/device_math.cuh"
+#include "cuda/device_math.cuh"  // before core/reduce_semantics.h: it brings the CUDA (or emulator) headers
+#include "core/reduce_semantics.h"
 #include "cuda/map_kernel.cuh"
 #include "cuda/row_reduce.cuh"
 
@@ -25,35 +26,9 @@ namespace {
 template <typename T>
 struct Reducer {
   ReduceOp op;
-  __device__ __forceinline__ T identity() const {
-    switch (op) {
-      case ReduceOp::Sum: case ReduceOp::Any: return T(0);
-      case ReduceOp::Prod: case ReduceOp::All: return T(1);
-      case ReduceOp::Max:
-        if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
-        else return std::numeric_limits<T>::lowest();
-      case ReduceOp::Min:
-        if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
-        else return std::numeric_limits<T>::max();
-    }
-    return T(0);
-  }
-  // max/min propagate NaN (once acc is NaN nothing replaces it), like the CPU.
-  __device__ __forceinline__ T combine(T acc, T x) const {
-    switch (op) {
-      case ReduceOp::Sum:
-        if constexpr (std::is_same_v<T, bool>) return acc || x;
-        else return static_cast<T>(acc + x);
-      case ReduceOp::Prod:
-        if constexpr (std::is_same_v<T, bool>) return acc && x;
-        else return static_cast<T>(acc * x);
-      case ReduceOp::Max: return (x > acc || x != x) ? x : acc;
-      case ReduceOp::Min: return (x < acc || x != x) ? x : acc;
-      case ReduceOp::All: return static_cast<T>(acc != T(0) && x != T(0));
-      case ReduceOp::Any: return static_cast<T>(acc != T(0) || x != T(0));
-    }
-    return acc;
-  }
+  __device__ __forceinline__ T identity() const { return reduce_semantics::identity<T>(op); }
+  // The same semantics as the CPU's (core/reduce_semantics.h).
+  __device__ __forceinline__ T combine(T acc, T x) const { return reduce_semantics::combine<T>(op, acc, x); }
 };
 
 // The input as rows x cols: `outer` walks the kept dims (offsets in out and in),
