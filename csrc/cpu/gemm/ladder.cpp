@@ -43,6 +43,8 @@ bool cpu_has_avx512_gemm() {
 #endif
 }
 
+// The AVX2/AVX-512 files are built on x86 only (CMakeLists.txt): nothing else may name them.
+#if defined(__x86_64__) || defined(__i386__)
 namespace {
 
 // Full strips of a row- or column-major operand go to the AVX2 packers;
@@ -79,6 +81,7 @@ Kernels<double> avx512_table(double*) {
 }
 
 }  // namespace
+#endif
 
 template <typename T>
 Kernels<T> portable_kernels() {
@@ -87,12 +90,18 @@ Kernels<T> portable_kernels() {
 
 template <typename T>
 Kernels<T> avx2_kernels() {
-  return cpu_has_avx2_fma() ? avx2_table(static_cast<T*>(nullptr)) : portable_kernels<T>();
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_avx2_fma()) return avx2_table(static_cast<T*>(nullptr));
+#endif
+  return portable_kernels<T>();
 }
 
 template <typename T>
 Kernels<T> avx512_kernels() {
-  return cpu_has_avx512_gemm() ? avx512_table(static_cast<T*>(nullptr)) : avx2_kernels<T>();
+#if defined(__x86_64__) || defined(__i386__)
+  if (cpu_has_avx512_gemm()) return avx512_table(static_cast<T*>(nullptr));
+#endif
+  return avx2_kernels<T>();
 }
 
 template <typename T>
