@@ -27,7 +27,6 @@ AK_HD double copysign_(double a, double b) { return copysign(a, b); }
 AK_HD float floor_(float a) { return floorf(a); }
 AK_HD double floor_(double a) { return floor(a); }
 
-// [[book:py_floor_div]]
 // a // b. Integer division by zero never reaches here (the op refuses it);
 // 0 keeps a stray one harmless instead of a trap.
 template <typename T>
@@ -53,7 +52,6 @@ AK_HD T floor_div(T a, T b) {
     }
   }
 }
-// [[/book:py_floor_div]]
 
 // a % b with the divisor's sign.
 template <typename T>

@@ -1,8 +1,8 @@
 // Packing strips that need a transpose, 8 x 8 at a time in AVX2 registers.
 //
-// Linear's forward reads W^T (column-major B) and its backward reads g'^T
-// (column-major A): packing them one float at a time (pack_a / pack_b in
-// packed.h) cost a quarter of a batch-64 Linear forward. Here eight
+// Linear's forward reads W^T (a column-major B) and x (a row-major A): both
+// reach the packed order only through a transpose, which pack_a / pack_b in
+// packed.h do one float at a time, a cache line per element. Here eight
 // 8-float loads, one per column (or row) of the source, are transposed with
 // 24 shuffles and stored as eight rows of the packed strip.
 //
