@@ -14,7 +14,8 @@ from aakaar import _C
 
 gemm = _C.gemm
 VERSIONS = gemm.versions()
-PACKED = [v for v in VERSIONS if v in ("v3_packed", "v4_microkernel_avx2", "v4_microkernel_avx512", "v5_threads")]
+PACKED = [v for v in VERSIONS if v in ("v3_packed", "v4_microkernel_avx2", "v4_microkernel_avx512", "v5_threads",
+                                      "v6_direct")]
 DTYPES = [np.float32, np.float64]
 
 
@@ -73,7 +74,10 @@ def test_versions_are_the_ladder():
         expected.append("v4_microkernel_avx2")
     if gemm.has_avx512():
         expected.append("v4_microkernel_avx512")
-    assert VERSIONS == expected + ["v5_threads"]
+    expected.append("v5_threads")
+    if gemm.has_avx512():
+        expected.append("v6_direct")
+    assert VERSIONS == expected
 
 
 @pytest.mark.parametrize("version", VERSIONS)
@@ -390,3 +394,51 @@ def test_library_thin_products(dtype, shape, la, lb):
     out = layout(c0, "f" if la == "f" else "c")
     gemm.matmul(layout(a, la), layout(b, lb), alpha=2.0, beta=0.5, out=out, bias=bias, relu=True)
     check_fused(out, a, b, bias, True, alpha=2.0, beta=0.5, c0=c0)
+
+
+IN_PLACE = [v for v in VERSIONS if v == "v6_direct"] + ["library"]
+
+
+@pytest.mark.parametrize("version", IN_PLACE)
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape", [(16, 784, 64), (13, 90, 70), (64, 300, 256), (24, 200, 47), (70, 33, 9)],
+                         ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("bias_kind", ["none", "contiguous", "strided"])
+def test_in_place_linear_forward(version, dtype, shape, bias_kind):
+    # Linear's forward x @ W^T is computed as C^T = W @ x^T by the in-place
+    # kernel (packed.h, orient): W read where it is, x^T packed, and the
+    # tile transposed on its way into the row-major C, with beta, the bias
+    # (one value per column of C) and ReLU fused there. Full and partial
+    # 8-row tiles of C^T (columns of C), N not a multiple of 8. All shapes but
+    # the last take that path (it transposes fewer elements when
+    # m * (k + n) < k * n); the last keeps C = x @ W^T with W^T packed.
+    m, k, n = shape
+    rng = np.random.default_rng(m * 7 + k * 3 + n)
+    x, w = rand(rng, (m, k), dtype), rand(rng, (n, k), dtype)
+    bias = None if bias_kind == "none" else rand(rng, (n,), dtype)
+    if bias_kind == "strided":
+        bias = np.repeat(bias, 2)[::2]
+    run = gemm.matmul if version == "library" else (lambda *a, **kw: gemm.run(version, *a, **kw))
+    for relu in (False, True):
+        check_fused(run(x, w.T, bias=bias, relu=relu), x, w.T, bias, relu)
+        c0 = rand(rng, (m, n), dtype)
+        out = c0.copy()
+        run(x, w.T, alpha=0.5, beta=-1.0, out=out, bias=bias, relu=relu)
+        check_fused(out, x, w.T, bias, relu, alpha=0.5, beta=-1.0, c0=c0)
+    # NaN survives the fused ReLU of the transposed store, as torch.relu keeps it.
+    xn = x.copy()
+    xn[0, 0] = np.nan
+    got = run(xn, w.T, bias=bias, relu=True)
+    assert np.isnan(got[0]).all() and not np.isnan(got[1:]).any()
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_library_reads_small_operands_in_place_and_packs_large_ones(dtype):
+    # The library reads operands of up to 1 MiB in place and packs larger
+    # ones; both sides of the threshold, in both layouts of B, must agree.
+    rng = np.random.default_rng(21)
+    for m, k, n in [(64, 512, 512), (64, 513, 520), (600, 520, 96)]:
+        a, b = rand(rng, (m, k), dtype), rand(rng, (k, n), dtype)
+        check(gemm.matmul(a, b), a, b)
+        check(gemm.matmul(a, layout(b, "f")), a, b)
+        check(gemm.matmul(layout(a, "f"), b), a, b)

@@ -74,10 +74,12 @@ void pack_b_f32_fast(int64_t kc, int64_t nc, const float* B, int64_t rs, int64_t
 Kernels<float> avx2_table(float*) { return {&ukernel_avx2_f32_6x16, &pack_a_f32_fast<6>, &pack_b_f32_fast<16>, 6, 16}; }
 Kernels<double> avx2_table(double*) { return {&ukernel_avx2_f64_6x8, &pack_a<double, 6>, &pack_b<double, 8>, 6, 8}; }
 Kernels<float> avx512_table(float*) {
-  return {&ukernel_avx512_f32_8x32, &pack_a_f32_fast<8>, &pack_b_f32_fast<32>, 8, 32};
+  return {&ukernel_avx512_f32_8x32, &pack_a_f32_fast<8>, &pack_b_f32_fast<32>, 8, 32,
+          &ukernel_avx512_f32_8x32_direct, &store_tile_transposed_avx2};
 }
 Kernels<double> avx512_table(double*) {
-  return {&ukernel_avx512_f64_8x16, &pack_a<double, 8>, &pack_b<double, 16>, 8, 16};
+  return {&ukernel_avx512_f64_8x16, &pack_a<double, 8>, &pack_b<double, 16>, 8, 16,
+          &ukernel_avx512_f64_8x16_direct};
 }
 
 }  // namespace
@@ -128,14 +130,23 @@ void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking blk) {
   run_packed(g, avx512_kernels<T>(), blk);
 }
 
+template <typename T>
+void v6_direct(const GemmArgs<T>& g, Blocking blk) {
+  // Without AVX-512 (not listed by versions()) the kernels have no in-place
+  // variant and the loops pack, so a direct caller still gets a right answer.
+  run_packed(g, avx512_kernels<T>(), blk, Operands::InPlace);
+}
+
 AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx2)
 AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx512)
+AAKAAR_GEMM_INSTANTIATE_BLK(v6_direct)
 
 std::vector<std::string> versions() {
   std::vector<std::string> v = {"v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"};
   if (cpu_has_avx2_fma()) v.push_back("v4_microkernel_avx2");
   if (cpu_has_avx512_gemm()) v.push_back("v4_microkernel_avx512");
   v.push_back("v5_threads");
+  if (cpu_has_avx512_gemm()) v.push_back("v6_direct");
   return v;
 }
 
@@ -148,6 +159,7 @@ bool run_version(const std::string& name, const GemmArgs<T>& g, Blocking blk) {
   else if (name == "v4_microkernel_avx2" && cpu_has_avx2_fma()) v4_microkernel_avx2(g, blk);
   else if (name == "v4_microkernel_avx512" && cpu_has_avx512_gemm()) v4_microkernel_avx512(g, blk);
   else if (name == "v5_threads") v5_threads(g, blk);
+  else if (name == "v6_direct" && cpu_has_avx512_gemm()) v6_direct(g, blk);
   else return false;
   return true;
 }

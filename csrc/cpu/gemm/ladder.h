@@ -9,6 +9,9 @@
 //   v4_microkernel_avx2 the same loops with a hand-written AVX2/FMA kernel
 //   v4_microkernel_avx512  an 8 x 32 tile in the 32 AVX-512 registers
 //   v5_threads          v4 (or v3's kernel without AVX2) split over threads
+//   v6_direct           the AVX-512 kernel reading A and B in place, unpacked:
+//                       for operands that already sit in L2 (v5 and the
+//                       library use it there)
 //
 // All versions compute C = alpha * A @ B + beta * C on strided operands, with
 // the conventions of gemm.h (beta == 0: C is not read).
@@ -51,6 +54,7 @@ template <typename T> void v3_packed(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v5_threads(const GemmArgs<T>& g, Blocking blk = {});
+template <typename T> void v6_direct(const GemmArgs<T>& g, Blocking blk = {});
 
 // True when this CPU can run the AVX2/FMA kernels (checked once, at run time;
 // the environment variable AAKAAR_GEMM_ISA=baseline makes it false).

@@ -31,10 +31,24 @@ void ukernel_avx512_f32_8x32(int64_t kc, const float* a, const float* b, float* 
 void ukernel_avx512_f64_8x16(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
                              double alpha, double beta);
 
+// v6: the AVX-512 tiles reading A and B in place (v6_direct_avx512.cpp):
+// A(i, k) at a[i * rs_a + k * cs_a], B(k, j) at b[k * rs_b + j]; only the
+// valid m x n corner of the tile is read from B and written to c.
+void ukernel_avx512_f32_8x32_direct(int64_t kc, const float* a, int64_t rs_a, int64_t cs_a,
+                                    const float* b, int64_t rs_b, float* c, int64_t rs_c,
+                                    int64_t m, int64_t n, float alpha, float beta);
+void ukernel_avx512_f64_8x16_direct(int64_t kc, const double* a, int64_t rs_a, int64_t cs_a,
+                                    const double* b, int64_t rs_b, double* c, int64_t rs_c,
+                                    int64_t m, int64_t n, double alpha, double beta);
+
 // AVX2 packing of one full strip that needs a transpose (pack_avx2.cpp).
 void pack_b_colmajor_avx2(int64_t kc, int nr, const float* b, int64_t cs, float* out);
 void pack_b_rowmajor_avx2(int64_t kc, int nr, const float* b, int64_t rs, float* out);
 void pack_a6_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
 void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
+// An 8-row tile of C^T (row stride nr, n valid columns) stored into a
+// row-major C, fused with + beta * C, + bias[0..7] (if not null) and ReLU.
+void store_tile_transposed_avx2(const float* tile, int nr, int64_t n, float* c, int64_t ldc, float beta,
+                                const float* bias, bool relu);
 
 }  // namespace aakaar::cpu::gemm_ladder

@@ -103,4 +103,30 @@ void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out) {
     for (int i = 0; i < 8; ++i) out[k0 * 8 + i] = a[i * rs + k0];
 }
 
+// The way back out for v6's C^T = W @ x^T (packed.h, orient): the kernel
+// computed an 8 x n tile of C^T (row stride nr) and C is row-major, so the
+// tile goes out transposed, 8 x 8 at a time: each column of the tile becomes
+// 8 contiguous floats of a row of C (C(j, i) at c[j * ldc + i]). Fused on
+// the way: + beta * C, then + bias[i] and ReLU (the Linear epilogue, whose
+// bias runs along the tile's rows here) when `bias` / `relu` say so.
+void store_tile_transposed_avx2(const float* tile, int nr, int64_t n, float* c, int64_t ldc, float beta,
+                                const float* bias, bool relu) {
+  const __m256 vb = _mm256_set1_ps(beta), zero = _mm256_setzero_ps();
+  const __m256 vbias = bias != nullptr ? _mm256_loadu_ps(bias) : zero;
+  for (int64_t j0 = 0; j0 < n; j0 += 8) {
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(tile + i * nr + j0);
+    transpose8(r);  // r[j] = tile(0..7, j0 + j) = C(j0 + j, 0..7)
+    for (int64_t j = 0; j < 8 && j0 + j < n; ++j) {
+      float* cj = c + (j0 + j) * ldc;
+      __m256 v = r[j];
+      if (beta != 0.0f) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(cj), v);
+      v = _mm256_add_ps(v, vbias);
+      // x < 0 ? 0 : x, as apply_epilogue: NaN stays NaN (the compare is false).
+      if (relu) v = _mm256_blendv_ps(v, zero, _mm256_cmp_ps(v, zero, _CMP_LT_OQ));
+      _mm256_storeu_ps(cj, v);
+    }
+  }
+}
+
 }  // namespace aakaar::cpu::gemm_ladder

@@ -51,7 +51,21 @@ struct Kernels {
   PackA<T> pack_a;
   PackB<T> pack_b;
   int mr, nr;  // the kernel's register tile: Tile<T> or Tile512<T>
+  // v6: the same tile reading A and B in place (null where there is none):
+  // A(i, k) at a[i * rs_a + k * cs_a], B(k, j) at b[k * rs_b + j], only the
+  // valid m x n corner of the tile read from B and written to c.
+  void (*direct)(int64_t kc, const T* a, int64_t rs_a, int64_t cs_a, const T* b, int64_t rs_b, T* c,
+                 int64_t rs_c, int64_t m, int64_t n, T alpha, T beta) = nullptr;
+  // Stores a full-height (8-row) tile, row stride nr, into a column-major C
+  // (C(i, j) at c[j * ldc + i]): + beta * C, + bias[i] unless null, ReLU.
+  void (*store_transposed)(const T* tile, int nr, int64_t n, T* c, int64_t ldc, T beta, const T* bias,
+                           bool relu) = nullptr;
 };
+
+// Where the loops take their operands from: always packed (v3, v4), in
+// place wherever the layout allows (v6), or in place when the operand fits
+// in L2, where packing costs more than it saves (v5, the library).
+enum class Operands { Packed, InPlace, Auto };
 
 // The portable kernel and packing (v3); the AVX2 ones (v4, tile Tile<T>); the
 // AVX-512 ones (tile Tile512<T>); and the fastest this CPU runs (v5 and the
@@ -109,6 +123,17 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out) 
 // Runs one micro-kernel call for the tile at (i0, j0) of C, m x n valid.
 // On the last block of K, the epilogue (bias, ReLU) is applied right away,
 // while the tile is still in L1: a fused Linear + ReLU costs no extra pass.
+// C(m x n) = tile + beta * C, for a tile the kernel computed into a buffer
+// (row stride NR) because C is not a full, row-major tile.
+template <typename T, int NR>
+inline void store_tile(const T* tile, T* C, const GemmArgs<T>& g, int64_t m, int64_t n, T beta) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T& c = C[i * g.rs_c + j * g.cs_c];
+      c = tile[i * NR + j] + (beta == T(0) ? T(0) : beta * c);
+    }
+}
+
 template <typename T, int MR, int NR>
 inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, const GemmArgs<T>& g,
                      int64_t i0, int64_t j0, int64_t m, int64_t n, T beta, bool last_k) {
@@ -118,12 +143,36 @@ inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, con
   } else {
     alignas(64) T tile[MR * NR];
     ukr(kc, a, b, tile, NR, g.alpha, T(0));
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) {
-        T& c = C[i * g.rs_c + j * g.cs_c];
-        c = tile[i * NR + j] + (beta == T(0) ? T(0) : beta * c);
-      }
+    store_tile<T, NR>(tile, C, g, m, n, beta);
   }
+  if (last_k) apply_epilogue(g, i0, j0, m, n, C);
+}
+
+// The same with the in-place kernel: it writes partial row-major tiles
+// itself; only a C with non-unit column stride goes through the buffer.
+template <typename T, int MR, int NR>
+inline void run_tile_direct(const Kernels<T>& kr, int64_t kc, const T* a, int64_t rs_a, int64_t cs_a,
+                            const T* b, int64_t rs_b, const GemmArgs<T>& g, int64_t i0, int64_t j0,
+                            int64_t m, int64_t n, T beta, bool last_k) {
+  T* C = g.C + i0 * g.rs_c + j0 * g.cs_c;
+  if (g.cs_c == 1) {
+    kr.direct(kc, a, rs_a, cs_a, b, rs_b, C, g.rs_c, m, n, g.alpha, beta);
+    if (last_k) apply_epilogue(g, i0, j0, m, n, C);
+    return;
+  }
+  alignas(64) T tile[MR * NR];
+  kr.direct(kc, a, rs_a, cs_a, b, rs_b, tile, NR, m, n, g.alpha, T(0));
+  if (kr.store_transposed != nullptr && g.rs_c == 1 && m == MR && MR == 8) {
+    // C^T of a row-major C (orient): transpose on the way out, with the
+    // epilogue when its bias runs down the tile's rows (Linear's does).
+    const bool bias_here = g.bias != nullptr && g.rs_bias == 1 && g.cs_bias == 0;
+    const bool epilogue_here = last_k && (g.bias == nullptr || bias_here);
+    kr.store_transposed(tile, NR, n, C, g.cs_c, beta, epilogue_here && bias_here ? g.bias + i0 : nullptr,
+                        epilogue_here && g.relu);
+    if (last_k && !epilogue_here) apply_epilogue(g, i0, j0, m, n, C);
+    return;
+  }
+  store_tile<T, NR>(tile, C, g, m, n, beta);
   if (last_k) apply_epilogue(g, i0, j0, m, n, C);
 }
 
@@ -159,22 +208,69 @@ inline int64_t balanced_block(int64_t n, int64_t max_block, int64_t unit) {
 // C^T = B^T @ A^T, so swap the operands and keep the kernel's unit-stride
 // stores. Returns the problem to solve.
 template <typename T>
-GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
-  if (g.cs_c == 1 || g.rs_c != 1) return g;
+GemmArgs<T> transposed(const GemmArgs<T>& g) {
   return GemmArgs<T>{g.N, g.M, g.K, g.alpha, g.B, g.cs_b, g.rs_b, g.A, g.cs_a, g.rs_a, g.beta,
                      g.C, g.cs_c, g.rs_c, g.bias, g.cs_bias, g.rs_bias, g.relu};
 }
 
-// The five loops, single-threaded, on the whole problem g (M, N >= 1).
+template <typename T>
+GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
+  return g.cs_c == 1 || g.rs_c != 1 ? g : transposed(g);
+}
+
+// With the in-place kernel A is never copied, whatever its layout; what
+// still costs a transposing copy is a B without unit column stride (packed)
+// and a C without one (stored through a tile buffer). So of C = A @ B and
+// C^T = B^T @ A^T, take the one that transposes fewer elements. Linear's
+// forward, x @ W^T, becomes W @ x^T: the 64-row batch is packed, not the
+// 256 x 784 weight (four times fewer copies), and W is read in place.
+template <typename T>
+int64_t transposing_cost(const GemmArgs<T>& g) {
+  return (g.cs_b == 1 ? 0 : g.K * g.N) + (g.cs_c == 1 ? 0 : g.M * g.N);
+}
+
+template <typename T>
+GemmArgs<T> orient(const GemmArgs<T>& g, const Kernels<T>& kr, Operands ops) {
+  if (kr.direct == nullptr || ops == Operands::Packed) return prefer_row_major_c(g);
+  const GemmArgs<T> t = transposed(g);
+  return transposing_cost(t) < transposing_cost(g) ? t : g;
+}
+
+// Operands::Auto reads an operand in place when it fits in this many bytes:
+// it then stays in L2 (1-2 MiB per core) across the loops' re-reads, and
+// the copy would cost more than the strided reads.
+constexpr int64_t kInPlaceBytes = int64_t(1) << 20;
+
+struct Plan {
+  bool direct_a = false, direct_b = false;
+};
+
+template <typename T>
+Plan plan_operands(const GemmArgs<T>& g, const Kernels<T>& kr, Operands ops) {
+  Plan p;
+  if (kr.direct == nullptr || ops == Operands::Packed) return p;
+  const bool always = ops == Operands::InPlace;
+  const auto fits = [](int64_t rows, int64_t cols) { return rows * cols * int64_t(sizeof(T)) <= kInPlaceBytes; };
+  p.direct_b = g.cs_b == 1 && (always || fits(g.K, g.N));
+  p.direct_a = always || ((g.rs_a == 1 || g.cs_a == 1) && fits(g.M, g.K));
+  return p;
+}
+
+// The five loops, single-threaded, on the problem g as it is given (no
+// change of orientation), with operands packed or read in place as `ops` says.
 template <typename T, int MR, int NR>
-void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
-  if (g0.M <= 0 || g0.N <= 0) return;
-  if (g0.K <= 0) {
-    scale_c(g0.M, g0.N, g0.beta, g0.C, g0.rs_c, g0.cs_c);
-    apply_epilogue(g0, 0, 0, g0.M, g0.N, g0.C);
+void gemm_loops(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operands ops) {
+  if (g.M <= 0 || g.N <= 0) return;
+  if (g.K <= 0) {
+    scale_c(g.M, g.N, g.beta, g.C, g.rs_c, g.cs_c);
+    apply_epilogue(g, 0, 0, g.M, g.N, g.C);
     return;
   }
-  const GemmArgs<T> g = prefer_row_major_c(g0);
+  const Plan plan = plan_operands(g, kr, ops);
+  // In place, A is not blocked for L2 (one MC block: nothing to pack), and
+  // longer K blocks mean fewer passes over C.
+  if (plan.direct_a && blk.mc <= 0) blk.mc = g.M;
+  if ((plan.direct_a || plan.direct_b) && blk.kc <= 0) blk.kc = 512;
   blk = resolve_blocking(blk, default_blocking<T>(), MR, NR, int(sizeof(T)));
   // Split K (and M) into equal blocks no larger than asked: K = 784 as
   // 4 x 196 rather than 3 x 256 + 16 keeps every kernel call long enough
@@ -183,8 +279,9 @@ void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
   blk.mc = balanced_block(g.M, blk.mc, MR);
   const int64_t kc_max = blk.kc, mc_max = blk.mc;
   const int64_t nc_max = std::min(blk.nc, (g.N + NR - 1) / NR * NR);
-  T* abuf = static_cast<T*>(packing_buffer(0, sizeof(T) * mc_max * kc_max));
-  T* bbuf = static_cast<T*>(packing_buffer(1, sizeof(T) * nc_max * kc_max));
+  T* abuf = plan.direct_a ? nullptr : static_cast<T*>(packing_buffer(0, sizeof(T) * mc_max * kc_max));
+  T* bbuf = plan.direct_b ? nullptr : static_cast<T*>(packing_buffer(1, sizeof(T) * nc_max * kc_max));
+  const bool in_place = plan.direct_a || plan.direct_b;
 
   // [[book:gemm_five_loops]]
   for (int64_t jc = 0; jc < g.N; jc += blk.nc) {
@@ -194,16 +291,27 @@ void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
       // The first pass over K applies the caller's beta; later passes add.
       const T beta = pc == 0 ? g.beta : T(1);
       const bool last_k = pc + kc == g.K;
-      kr.pack_b(kc, nc, g.B + pc * g.rs_b + jc * g.cs_b, g.rs_b, g.cs_b, bbuf);
+      const T* B = g.B + pc * g.rs_b + jc * g.cs_b;
+      if (!plan.direct_b) kr.pack_b(kc, nc, B, g.rs_b, g.cs_b, bbuf);
       for (int64_t ic = 0; ic < g.M; ic += blk.mc) {
         const int64_t mc = std::min(blk.mc, g.M - ic);
-        kr.pack_a(mc, kc, g.A + ic * g.rs_a + pc * g.cs_a, g.rs_a, g.cs_a, abuf);
+        const T* A = g.A + ic * g.rs_a + pc * g.cs_a;
+        if (!plan.direct_a) kr.pack_a(mc, kc, A, g.rs_a, g.cs_a, abuf);
         for (int64_t jr = 0; jr < nc; jr += NR) {
           const int64_t n = std::min<int64_t>(NR, nc - jr);
           for (int64_t ir = 0; ir < mc; ir += MR) {
             const int64_t m = std::min<int64_t>(MR, mc - ir);
-            run_tile<T, MR, NR>(kr.ukr, kc, abuf + ir * kc, bbuf + jr * kc, g, ic + ir, jc + jr, m,
-                                n, beta, last_k);
+            if (!in_place) {
+              run_tile<T, MR, NR>(kr.ukr, kc, abuf + ir * kc, bbuf + jr * kc, g, ic + ir, jc + jr, m,
+                                  n, beta, last_k);
+              continue;
+            }
+            // v6: each operand from where it is, or from its packed strip.
+            const T* a = plan.direct_a ? A + ir * g.rs_a : abuf + ir * kc;
+            const T* b = plan.direct_b ? B + jr : bbuf + jr * kc;
+            run_tile_direct<T, MR, NR>(kr, kc, a, plan.direct_a ? g.rs_a : 1, plan.direct_a ? g.cs_a : MR,
+                                       b, plan.direct_b ? g.rs_b : NR, g, ic + ir, jc + jr, m, n, beta,
+                                       last_k);
           }
         }
       }
@@ -212,13 +320,19 @@ void packed_gemm(const GemmArgs<T>& g0, const Kernels<T>& kr, Blocking blk) {
   // [[/book:gemm_five_loops]]
 }
 
-// packed_gemm with the tile of the kernels it is given.
+// The problem in the orientation that suits the kernels and `ops`.
 template <typename T>
-void run_packed(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk) {
+void run_loops(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operands ops) {
   if (kr.mr == Tile512<T>::MR && kr.nr == Tile512<T>::NR)
-    packed_gemm<T, Tile512<T>::MR, Tile512<T>::NR>(g, kr, blk);
+    gemm_loops<T, Tile512<T>::MR, Tile512<T>::NR>(g, kr, blk, ops);
   else
-    packed_gemm<T, Tile<T>::MR, Tile<T>::NR>(g, kr, blk);
+    gemm_loops<T, Tile<T>::MR, Tile<T>::NR>(g, kr, blk, ops);
+}
+
+// The whole problem on one thread: orient it, then run the loops.
+template <typename T>
+void run_packed(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operands ops = Operands::Packed) {
+  run_loops(orient(g, kr, ops), kr, blk, ops);
 }
 
 }  // namespace aakaar::cpu::gemm_ladder

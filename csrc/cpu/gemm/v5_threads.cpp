@@ -22,11 +22,12 @@ template <typename T>
 void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
   const Kernels<T> kr = best_kernels<T>();
   const int64_t MR = kr.mr, NR = kr.nr;
-  const GemmArgs<T> g = prefer_row_major_c(g0);
+  // Operands that fit in L2 are read in place (v6), the rest packed.
+  const GemmArgs<T> g = orient(g0, kr, Operands::Auto);
   const double macs = double(g.M) * double(g.N) * double(g.K);
   int64_t parts = std::min<int64_t>(get_num_threads(), int64_t(macs / kMinMacsPerThread));
   if (parts <= 1 || g.M <= 0 || g.N <= 0 || g.K <= 0) {
-    run_packed(g, kr, blk);
+    run_loops(g, kr, blk, Operands::Auto);
     return;
   }
   // [[book:gemm_v5_split]]
@@ -52,7 +53,7 @@ void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
         s.C = g.C + i0 * g.rs_c;
         if (s.bias != nullptr) s.bias = g.bias + i0 * g.rs_bias;
       }
-      if (s.M > 0 && s.N > 0) run_packed(s, kr, blk);
+      if (s.M > 0 && s.N > 0) run_loops(s, kr, blk, Operands::Auto);
     }
   });
   // [[/book:gemm_v5_split]]
