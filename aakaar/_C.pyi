@@ -276,6 +276,14 @@ class Tensor:
         """
         In-place self + alpha * other: the result must keep self's shape and dtype; returns self. Outside the autograd graph, on the CPU, one fused pass.
         """
+    def lerp(self, end: Tensor, weight: typing.Any) -> Tensor:
+        """
+        Linear interpolation self + weight * (end - self), with broadcasting; end (and a tensor weight) must have self's floating dtype, weight may be a number or a tensor.
+        """
+    def lerp_(self, end: Tensor, weight: typing.Any) -> Tensor:
+        """
+        In-place self + weight * (end - self): the result must keep self's shape; returns self. With a number as weight, outside the autograd graph, on the CPU, one fused pass (an exponential moving average).
+        """
     def all(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
         Whether every element is nonzero, over dim (None for all).

@@ -17,7 +17,7 @@ _UNARY = [
     "sum", "mean", "prod", "all", "any", "amax", "amin", "max", "min", "argmax", "argmin", "var", "std",
     "logsumexp", "softmax", "log_softmax", "cumsum", "index_select", "gather", "scatter", "scatter_add",
     "masked_fill", "clamp", "clip", "add", "sub", "mul", "div", "floor_divide", "remainder", "pow",
-    "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+    "maximum", "minimum", "lerp", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
     "as_strided", "unflatten", "swapaxes", "broadcast_to", "gelu", "softplus",
 ]
 

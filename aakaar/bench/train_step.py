@@ -6,8 +6,10 @@ The model is the book's MLP (784-256-128-47, ReLU, float32). One timed step is
 what a training loop does per batch: drop the gradients, forward, cross-entropy,
 backward, and an SGD-with-momentum update (momentum 0.9). aakaar's update is
 written with the library's own in-place ops under ``no_grad`` (fused optimizers
-come with a later issue); PyTorch gets ``torch.optim.SGD(fused=True)`` when its
-CPU build has it, else ``foreach=True``.
+come with a later issue): the momentum buffer kept as a moving average of the
+gradients, so that the update takes two passes (``lerp_`` and ``add_``) where
+torch's foreach form takes three; PyTorch gets ``torch.optim.SGD(fused=True)``
+when its CPU build has it, else ``foreach=True``.
 
 Both start from the same weights (copied through numpy) and see the same
 batches in the same order. Before anything is timed, both train a few steps and
@@ -21,8 +23,8 @@ about 60% slower on our machine and the ratio flatters aakaar).
 
 ``--ablate`` adds aakaar variants to the same interleaved run, to show what each
 fast path is worth: the layers as separate matmul/add/relu ops (no fused
-Linear), the loss as ``nll_loss(log_softmax(x))`` (no fused cross-entropy), and
-the caching allocator switched off.
+Linear), the loss as ``nll_loss(log_softmax(x))`` (no fused cross-entropy), the
+caching allocator switched off, and the update in torch's three-pass foreach form.
 """
 
 from __future__ import annotations
@@ -119,7 +121,8 @@ def _unfused_forward(model: nn.Sequential, x: ak.Tensor) -> ak.Tensor:
 class AakaarTrainer:
     """The model, its momentum buffers and the batches; ``step()`` trains on the next batch."""
 
-    def __init__(self, weights: list[np.ndarray], batches: list, fused: bool = True, fused_loss: bool = True) -> None:
+    def __init__(self, weights: list[np.ndarray], batches: list, fused: bool = True, fused_loss: bool = True,
+                 ema_update: bool = True) -> None:
         self.model = _mlp()
         self.params = list(self.model.parameters())
         with ak.no_grad():
@@ -132,6 +135,7 @@ class AakaarTrainer:
         # The composite is the loss as it was before the fused op: five ops and five graph nodes.
         self.loss: Callable[[ak.Tensor, ak.Tensor], ak.Tensor] = F.cross_entropy if fused_loss else (
             lambda out, y: F.nll_loss(out.log_softmax(1), y))
+        self.update = self._update_ema if ema_update else self._update_foreach
         self.i = 0
 
     def step(self) -> ak.Tensor:
@@ -140,16 +144,31 @@ class AakaarTrainer:
         self.model.zero_grad()  # set_to_none: backward assigns fresh gradients
         loss = self.loss(self.forward(x), y)
         loss.backward()
-        # [[book:sgd_momentum_inplace]]
-        # SGD with momentum exactly as torch.optim.SGD (dampening 0): buf = m*buf + g, p -= lr*buf.
-        # Three in-place passes per parameter; alpha= folds the learning rate into the
-        # last one (p + (-lr)*buf in one loop, no temporary for lr*buf).
+        self.update()
+        return loss
+
+    # [[book:sgd_momentum_inplace]]
+    # SGD with momentum as torch.optim.SGD (dampening 0): buf = m*buf + g, p -= lr*buf.
+    # Kept as an exponential moving average of the gradients, ema = (1 - m) * buf, the
+    # same update is ema.lerp_(g, 1 - m) (ema + (1 - m) * (g - ema), i.e. (1 - m) times
+    # m*buf + g) and p -= lr / (1 - m) * ema: two in-place passes per parameter, each
+    # one fused loop. Only the buffer's scale differs from torch's; p is the same.
+    def _update_ema(self) -> None:
+        with ak.no_grad():
+            for p, ema in zip(self.params, self.velocity):
+                ema.lerp_(p.grad, 1 - MOMENTUM)
+                p.add_(ema, alpha=-LR / (1 - MOMENTUM))
+    # [[/book:sgd_momentum_inplace]]
+
+    # [[book:sgd_momentum_foreach]]
+    # torch's foreach form: three in-place passes, buf.mul_(m), buf.add_(g) and
+    # p.add_(buf, alpha=-lr) (alpha= folds lr into the last one: no temporary).
+    def _update_foreach(self) -> None:
         with ak.no_grad():
             for p, buf in zip(self.params, self.velocity):
                 buf.mul_(MOMENTUM).add_(p.grad)
                 p.add_(buf, alpha=-LR)
-        # [[/book:sgd_momentum_inplace]]
-        return loss
+    # [[/book:sgd_momentum_foreach]]
 
 
 # ---- torch ---------------------------------------------------------------------------------
@@ -231,6 +250,7 @@ def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = Fal
         steps["aakaar, unfused layers"] = AakaarTrainer(weights, batches, fused=False).step
         steps["aakaar, composite loss"] = AakaarTrainer(weights, batches, fused_loss=False).step
         steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
+        steps["aakaar, 3-pass update"] = AakaarTrainer(weights, batches, ema_update=False).step
     losses = check_trajectories(steps, check_steps)
     times = interleaved(steps, rounds=rounds, target_s=target_s, warmup=warmup)
     return {

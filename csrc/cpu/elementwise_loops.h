@@ -348,4 +348,21 @@ void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alph
 }
 // [[/book:add_scaled]]
 
+// out = lerp(a, b, w) = a + w * (b - a) for floating tensors, computed from
+// the end nearer to w as torch does (exact at w = 0 and at w = 1), so the
+// two libraries agree to the bit. One pass: an exponential moving average
+// (Adam's moments, momentum written as one) reads a and b once, writes once.
+void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w) {
+  const bool from_a = std::abs(w) < 0.5;
+  if (out.dtype == DType::Float32) {
+    const float wf = static_cast<float>(w), rest = 1.0f - wf;
+    if (from_a) binary_apply<float, float>(out, a, b, [wf](float x, float y) { return x + wf * (y - x); });
+    else binary_apply<float, float>(out, a, b, [rest](float x, float y) { return y - (y - x) * rest; });
+  } else {
+    const double rest = 1.0 - w;
+    if (from_a) binary_apply<double, double>(out, a, b, [w](double x, double y) { return x + w * (y - x); });
+    else binary_apply<double, double>(out, a, b, [rest](double x, double y) { return y - (y - x) * rest; });
+  }
+}
+
 }  // namespace aakaar::cpu::AK_KERNEL_NS

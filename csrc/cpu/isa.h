@@ -13,6 +13,7 @@ namespace aakaar::cpu {
   void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p);   \
   void copy(const Tensor& dst, const Tensor& src);                               \
   void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha); \
+  void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w); \
   float sum_contiguous_f32(const float* x, int64_t n);                           \
   double sum_contiguous_f64(const double* x, int64_t n);                         \
   float max_contiguous_f32(const float* x, int64_t n, float init);              \
@@ -34,6 +35,8 @@ struct ElementwiseKernels {
   void (*copy)(const Tensor&, const Tensor&);
   // out = a + alpha * b, float32/float64, same dtype, shapes already broadcast.
   void (*add_scaled)(const Tensor&, const Tensor&, const Tensor&, double);
+  // out = a + w * (b - a) (torch.lerp, scalar weight), same conditions.
+  void (*lerp_scalar)(const Tensor&, const Tensor&, const Tensor&, double);
   float (*sum_f32)(const float*, int64_t);
   double (*sum_f64)(const double*, int64_t);
   float (*max_f32)(const float*, int64_t, float);

@@ -208,6 +208,55 @@ void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, S
 }
 
 namespace {
+void check_lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight) {
+  check_same_device(self, end, "lerp");
+  AK_CHECK(is_floating(self->dtype), TypeError, "lerp: expected a floating-point tensor, got ",
+           dtype_name(self->dtype));
+  AK_CHECK(end->dtype == self->dtype, TypeError, "lerp: expected dtype ", dtype_name(self->dtype),
+           " for `end` but got dtype ", dtype_name(end->dtype));
+  if (weight) {
+    check_same_device(self, weight, "lerp");
+    AK_CHECK(weight->dtype == self->dtype, TypeError, "lerp: expected dtype ", dtype_name(self->dtype),
+             " for `weight` but got dtype ", dtype_name(weight->dtype));
+  }
+}
+
+// weight * (end - self), recorded like any other ops (the autograd path and
+// the tensor weight).
+TensorPtr lerp_step(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
+  const TensorPtr diff = binary(BinaryOp::Sub, end, self);
+  return weight ? binary(BinaryOp::Mul, weight, diff) : binary_scalar(BinaryOp::Mul, diff, Scalar::from_double(w), false);
+}
+}  // namespace
+
+TensorPtr lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
+  check_lerp(self, end, weight);
+  if (!weight && self->device().type == DeviceType::CPU && !autograd::should_record({&self, &end})) {
+    const Shape shape = cpu::broadcast_shapes(self->shape, end->shape);
+    TensorPtr out = Tensor::empty(shape, self->dtype, self->device());
+    cpu::kernels().lerp_scalar(*out, *expand(self, shape), *expand(end, shape), w);
+    return out;
+  }
+  return binary(BinaryOp::Add, self, lerp_step(self, end, weight, w));
+}
+
+void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
+  check_lerp(self, end, weight);
+  const bool same_memory = end->storage == self->storage;
+  const bool same_view = same_memory && end->offset == self->offset && end->strides == self->strides;
+  if (!weight && self->device().type == DeviceType::CPU && (!same_memory || same_view) &&
+      !autograd::inplace_needs_history(self, {&end}) &&
+      cpu::broadcast_shapes(self->shape, end->shape) == self->shape && !has_internal_overlap(*self)) {
+    cpu::kernels().lerp_scalar(*self, *self, *expand(end, self->shape), w);
+    self->storage->bump_version();
+    return;
+  }
+  // Everything else keeps binary_'s checks (shape, overlap, graph history):
+  // weight * (end - self) is computed first, from the old self.
+  binary_(BinaryOp::Add, self, lerp_step(self, end, weight, w));
+}
+
+namespace {
 bool needs_float(UnaryOp op) {
   switch (op) {
     case UnaryOp::Exp: case UnaryOp::Log: case UnaryOp::Log1p: case UnaryOp::Expm1: case UnaryOp::Sqrt:

@@ -72,6 +72,10 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other);  // se
 // recorded composite a op (b * alpha), with binary()'s checks and messages.
 TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scalar alpha);
 void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, Scalar alpha);
+// torch.lerp: self + weight * (end - self), floating dtypes only; end (and a
+// tensor weight) must have self's dtype. `weight` null means the scalar w.
+TensorPtr lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w);
+void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w);
 TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);

@@ -321,6 +321,28 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   AK_ALPHA_BINARY("add", Add, "+")
   AK_ALPHA_BINARY("sub", Sub, "-")
 #undef AK_ALPHA_BINARY
+  // lerp's end must be a tensor (as in torch); its weight a number or a tensor.
+  const auto lerp_args = [](py::handle end, py::handle weight, const char* name) {
+    if (!py::isinstance<Tensor>(end))
+      throw TypeError(std::string(name) + ": end must be a Tensor, got " +
+                      std::string(py::str(end.get_type().attr("__name__"))));
+    TensorPtr w = py::isinstance<Tensor>(weight) ? weight.cast<TensorPtr>() : nullptr;
+    const double wv = w ? 0.0 : to_scalar(weight, (std::string(name) + ": weight").c_str()).to_double();
+    return std::make_tuple(end.cast<TensorPtr>(), w, wv);
+  };
+  cls.def("lerp", [lerp_args](const TensorPtr& a, py::handle end, py::handle weight) {
+    auto [e, w, wv] = lerp_args(end, weight, "lerp()");
+    return ops::lerp(a, e, w, wv);
+  }, py::arg("end"), py::arg("weight"),
+  "Linear interpolation self + weight * (end - self), with broadcasting; end (and a tensor weight) must have "
+  "self's floating dtype, weight may be a number or a tensor.");
+  cls.def("lerp_", [lerp_args](const TensorPtr& a, py::handle end, py::handle weight) {
+    auto [e, w, wv] = lerp_args(end, weight, "lerp_()");
+    ops::lerp_(a, e, w, wv);
+    return a;
+  }, py::arg("end"), py::arg("weight"),
+  "In-place self + weight * (end - self): the result must keep self's shape; returns self. With a number "
+  "as weight, outside the autograd graph, on the CPU, one fused pass (an exponential moving average).");
   AK_NAMED_BINARY("mul", Mul)
   AK_NAMED_BINARY("div", Div)
   AK_NAMED_BINARY("floor_divide", FloorDiv)

@@ -490,3 +490,100 @@ def test_add_alpha_gradients_and_graph():
         e.add_(aakaar.ones(2), alpha=2.0)
     with pytest.raises(RuntimeError, match="modified"):
         e.sum().backward()
+
+
+# ---- lerp --------------------------------------------------------------------
+
+LERP_WEIGHTS = [0.0, 0.25, 0.5, 0.9, 1.0, -0.5, 1.5, 2, True]
+
+
+@pytest.mark.parametrize("dt", [aakaar.float32, aakaar.float64])
+@pytest.mark.parametrize("weight", LERP_WEIGHTS, ids=repr)
+@pytest.mark.parametrize("shapes", [((3, 4), (3, 4)), ((3, 4), (4,)), ((2, 1, 5), (3, 1))])
+def test_lerp_matches_torch(dt, weight, shapes, torch):
+    # A number as weight on the CPU takes the fused loop (torch's formula: from
+    # the nearer end, so w = 0 gives self and w = 1 gives end exactly).
+    tdt = torch.float32 if dt == aakaar.float32 else torch.float64
+    rng = np.random.default_rng(len(shapes[1]) * 10 + int(weight * 4))
+    a, b = random_array(rng, shapes[0], dt), random_array(rng, shapes[1], dt)
+    ref = torch.from_numpy(a.copy()).lerp(torch.from_numpy(b.copy()), weight)
+    got = aakaar.from_numpy(a.copy()).lerp(aakaar.from_numpy(b.copy()), weight)
+    assert got.dtype == dt and tuple(got.shape) == tuple(ref.shape) and ref.dtype == tdt
+    rtol = 1e-6 if dt == aakaar.float32 else 1e-14
+    np.testing.assert_allclose(to_np(got), ref.numpy(), rtol=rtol, atol=rtol)
+    if weight in (0.0, 1.0):
+        np.testing.assert_array_equal(to_np(got), np.broadcast_to(a if weight == 0.0 else b, ref.shape))
+    np.testing.assert_array_equal(to_np(aakaar.lerp(aakaar.from_numpy(a), aakaar.from_numpy(b), weight)), to_np(got))
+    if tuple(ref.shape) == shapes[0]:
+        x = aakaar.from_numpy(a.copy())
+        v0 = x._version
+        assert x.lerp_(aakaar.from_numpy(b.copy()), weight) is x
+        assert x._version > v0
+        np.testing.assert_allclose(to_np(x), ref.numpy(), rtol=rtol, atol=rtol)
+
+
+def test_lerp_tensor_weight_matches_torch(torch):
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal((4, 5)), rng.standard_normal((5,))
+    w = rng.uniform(-0.5, 1.5, (4, 1))
+    ref = torch.from_numpy(a).lerp(torch.from_numpy(b), torch.from_numpy(w))
+    got = aakaar.from_numpy(a).lerp(aakaar.from_numpy(b), aakaar.from_numpy(w))
+    np.testing.assert_allclose(to_np(got), ref.numpy(), rtol=1e-14, atol=1e-14)
+    x = aakaar.from_numpy(a.copy())
+    x.lerp_(aakaar.from_numpy(b), aakaar.from_numpy(w))
+    np.testing.assert_allclose(to_np(x), ref.numpy(), rtol=1e-14, atol=1e-14)
+
+
+def test_lerp_gradients_match_torch(torch):
+    # Recorded as ops: d/dself = 1 - w, d/dend = w, d/dweight = end - self.
+    rng = np.random.default_rng(4)
+    a, b, w = rng.standard_normal((3, 4)), rng.standard_normal((4,)), rng.uniform(0, 1, (3, 1))
+    g = rng.standard_normal((3, 4))
+    grads = {}
+    for lib, make in (("ak", aakaar.from_numpy), ("torch", torch.from_numpy)):
+        ta, tb, tw = (make(v.copy()).requires_grad_() for v in (a, b, w))
+        (ta.lerp(tb, tw) * make(g)).sum().backward()
+        ta2, tb2 = (make(v.copy()).requires_grad_() for v in (a, b))
+        (ta2.lerp(tb2, 0.3) * make(g)).sum().backward()
+        grads[lib] = [np.asarray(t.grad.numpy() if lib == "torch" else to_np(t.grad)) for t in (ta, tb, tw, ta2, tb2)]
+    for got, ref in zip(grads["ak"], grads["torch"]):
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+def test_lerp_aliases_and_graph():
+    x = aakaar.arange(5.0)
+    x.lerp_(x, 0.3)  # same view: elementwise, safe
+    assert x.tolist() == [0, 1, 2, 3, 4]
+    y = aakaar.arange(6.0)
+    y[1:].lerp_(y[:-1], 0.5)  # overlapping views read the old values
+    np.testing.assert_array_equal(to_np(y), [0, 0.5, 1.5, 2.5, 3.5, 4.5])
+    # a leaf that requires grad refuses in-place changes; under no_grad the fused loop changes it
+    w = aakaar.tensor([1.0, 2.0]).requires_grad_()
+    with pytest.raises(RuntimeError, match="leaf"):
+        w.lerp_(aakaar.zeros(2), 0.5)
+    with aakaar.no_grad():
+        w.lerp_(aakaar.zeros(2), 0.5)
+    assert w.tolist() == [0.5, 1.0]
+    # an in-place lerp on a non-leaf keeps its history
+    w.grad = None
+    h = w * 1.0
+    h.lerp_(aakaar.ones(2), 0.25)
+    h.sum().backward()
+    assert w.grad.tolist() == [0.75, 0.75]
+
+
+def test_lerp_bad_inputs():
+    with pytest.raises(TypeError, match="floating-point"):
+        aakaar.tensor([1, 2]).lerp(aakaar.tensor([3, 4]), 0.5)
+    with pytest.raises(TypeError, match="for `end` but got dtype float64"):
+        aakaar.zeros(2).lerp(aakaar.zeros(2, dtype=aakaar.float64), 0.5)
+    with pytest.raises(TypeError, match="for `weight` but got dtype float64"):
+        aakaar.zeros(2).lerp(aakaar.zeros(2), aakaar.zeros(2, dtype=aakaar.float64))
+    with pytest.raises(TypeError, match="end must be a Tensor, got float"):
+        aakaar.zeros(2).lerp(1.0, 0.5)
+    with pytest.raises(TypeError, match="weight: expected a number"):
+        aakaar.zeros(2).lerp(aakaar.ones(2), "x")
+    with pytest.raises(ValueError, match=r"\[2, 3\]"):
+        aakaar.zeros(3).lerp_(aakaar.ones(2, 3), 0.5)
+    with pytest.raises(RuntimeError, match="memory location"):
+        aakaar.zeros(1, 3).expand(4, 3).lerp_(aakaar.ones(3), 0.5)

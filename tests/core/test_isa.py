@@ -40,6 +40,18 @@ for alpha, got in ((-0.375, t.add(u, alpha=-0.375)), (-2.5, t.clone().sub_(u, al
     err = np.abs(got.numpy().astype(np.float64) - want)
     ok = (err <= 2 ** -23 * terms) | (np.isnan(want) & np.isnan(got.numpy())) | (want == got.numpy())
     assert ok.all(), ("alpha", alpha, err[~ok][:5])
+# The fused lerp, from each end (w < 0.5 from a, else from b), exact at the ends.
+for w in (0.1, 0.9):
+    got = t.lerp(u, w).numpy()
+    y64 = y.astype(np.float64)
+    with np.errstate(all="ignore"):
+        want = f64 + w * (y64 - f64) if w < 0.5 else y64 - (y64 - f64) * (1 - w)
+    terms = np.abs(f64) + np.abs(y.astype(np.float64))
+    with np.errstate(all="ignore"):
+        ok = (np.abs(got - want) <= 2 ** -22 * terms) | (np.isnan(want) & np.isnan(got)) | (got == want)
+    assert ok.all(), ("lerp", w, (got - want)[~ok][:5])
+assert (t.lerp(u, 0.0).numpy()[finite_x := np.isfinite(x)] == x[finite_x]).all()
+assert (t.lerp(u, 1.0).numpy()[finite_x] == y[finite_x]).all()
 finite = np.isfinite(x)
 np.testing.assert_allclose(ak.from_numpy(x[finite]).sum().item(), f64[finite].sum(), rtol=1e-6)
 assert np.isnan(t.amax().item()) and np.isnan(t.amin().item())

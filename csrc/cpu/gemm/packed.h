@@ -268,9 +268,10 @@ void gemm_loops(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operan
   }
   const Plan plan = plan_operands(g, kr, ops);
   // In place, A is not blocked for L2 (one MC block: nothing to pack), and
-  // longer K blocks mean fewer passes over C.
+  // longer K blocks mean fewer passes over C (Linear's K = 784 in one: its
+  // transposed C is stored once, not read back and stored again).
   if (plan.direct_a && blk.mc <= 0) blk.mc = g.M;
-  if ((plan.direct_a || plan.direct_b) && blk.kc <= 0) blk.kc = 512;
+  if ((plan.direct_a || plan.direct_b) && blk.kc <= 0) blk.kc = 1024;
   blk = resolve_blocking(blk, default_blocking<T>(), MR, NR, int(sizeof(T)));
   // Split K (and M) into equal blocks no larger than asked: K = 784 as
   // 4 x 196 rather than 3 x 256 + 16 keeps every kernel call long enough
