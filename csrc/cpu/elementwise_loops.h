@@ -348,6 +348,7 @@ void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alph
 }
 // [[/book:add_scaled]]
 
+// [[book:lerp_scalar]]
 // out = lerp(a, b, w) = a + w * (b - a) for floating tensors, computed from
 // the end nearer to w as torch does (exact at w = 0 and at w = 1), so the
 // two libraries agree to the bit. One pass: an exponential moving average
@@ -364,5 +365,6 @@ void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w) 
     else binary_apply<double, double>(out, a, b, [rest](double x, double y) { return y - (y - x) * rest; });
   }
 }
+// [[/book:lerp_scalar]]
 
 }  // namespace aakaar::cpu::AK_KERNEL_NS
