@@ -35,7 +35,6 @@ def test_a_wrong_update_is_caught_before_timing():
     batches, _ = ts.load_batches(64, "random")
     weights = ts.init_weights()
     th, ak_tr = ts.TorchTrainer(weights, batches), ts.AakaarTrainer(weights, batches)
-    ak_tr.velocity = [v * 0 for v in ak_tr.velocity]
     original = ak_tr._update_ema
 
     def no_momentum() -> None:  # forgets the momentum: must not pass as SGD(momentum=0.9)

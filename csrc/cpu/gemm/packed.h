@@ -1,5 +1,6 @@
-// The packed GEMM of v3..v5: the five loops of BLIS (Goto's algorithm)
-// around a register-tile micro-kernel.
+// The packed GEMM of v3..v6: the five loops of BLIS (Goto's algorithm)
+// around a register-tile micro-kernel (v6 skips the packing of operands it
+// reads in place; see Operands and orient below).
 //
 //   for jc in N step NC:            B panel  KC x NC  -> packed, lives in L3
 //     for pc in K step KC:
