@@ -195,8 +195,36 @@ class Module:
             yield from child.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
 
     def modules(self) -> Iterator[Module]:
-        for _, m in self.named_modules():
-            yield m
+        yield from self._module_list()
+
+    def _module_list(self) -> list[Module]:
+        """This module and every descendant, depth first, each once: named_modules()
+        without the names, which a training loop's zero_grad() and optimizer step
+        ask for every step (building the dotted names costs more than the walk)."""
+        out: list[Module] = []
+        seen: set[int] = set()
+
+        def visit(m: Module) -> None:
+            if id(m) in seen:
+                return
+            seen.add(id(m))
+            out.append(m)
+            for child in m._modules.values():
+                if child is not None:
+                    visit(child)
+
+        visit(self)
+        return out
+
+    def _member_list(self, registry: str, recurse: bool) -> list:
+        """The values of named_parameters()/named_buffers() (same order, shared ones once), without names."""
+        out, seen = [], set()
+        for mod in self._module_list() if recurse else (self,):
+            for value in mod.__dict__[registry].values():
+                if value is not None and id(value) not in seen:
+                    seen.add(id(value))
+                    out.append(value)
+        return out
 
     def named_children(self) -> Iterator[tuple[str, Module]]:
         seen = set()
@@ -224,15 +252,13 @@ class Module:
         yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
 
     def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
-        for _, p in self.named_parameters(recurse=recurse):
-            yield p
+        yield from self._member_list("_parameters", recurse)
 
     def named_buffers(self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True) -> Iterator[tuple[str, Tensor]]:
         yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
 
     def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
-        for _, b in self.named_buffers(recurse=recurse):
-            yield b
+        yield from self._member_list("_buffers", recurse)
 
     # ---- modes, gradients, conversion -----------------------------------------------------
 
@@ -259,7 +285,7 @@ class Module:
         None is the default because it frees the memory and lets the next
         backward *assign* the gradient instead of adding to a zero tensor.
         """
-        for p in self.parameters():
+        for p in self._member_list("_parameters", True):
             if p.grad is None:
                 continue
             if set_to_none:

@@ -15,12 +15,14 @@
 // same formulas are written with ordinary ops so they are recorded too.
 #include "autograd/derivatives_linear.h"
 
+#include <type_traits>
 #include <vector>
 
 #include "autograd/derivatives.h"
 #include "autograd/function.h"
 #include "core/error.h"
 #include "cpu/gemm/gemm.h"
+#include "cpu/isa.h"
 
 namespace aakaar::autograd {
 namespace {
@@ -50,6 +52,13 @@ void mask_and_column_sums(int64_t M, int64_t N, const T* g, int64_t rs_g, int64_
   // float32 column sums accumulate in double: M can be large (a big batch
   // or a sequence flattened into rows) and the result must match torch.
   std::vector<double> acc(gb ? N : 0, 0.0);
+  if constexpr (std::is_same_v<T, float>) {
+    if (cs_g == 1) {  // the usual layout: the vectorised loop of the CPU's ISA build
+      cpu::kernels().linear_mask_colsum_f32(M, N, g, rs_g, relu ? y : nullptr, gm, gb ? acc.data() : nullptr);
+      for (int64_t j = 0; j < (gb ? N : 0); ++j) gb[j] = static_cast<T>(acc[j]);
+      return;
+    }
+  }
   for (int64_t i = 0; i < M; ++i) {
     const T* src = g + i * rs_g;
     int64_t cs = cs_g;

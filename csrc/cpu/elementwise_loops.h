@@ -367,4 +367,29 @@ void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w) 
 }
 // [[/book:lerp_scalar]]
 
+// Linear backward's one pass over the gradient g (M rows of N contiguous
+// floats, row stride rs_g; see autograd/derivatives_linear.cpp): with y (the
+// saved ReLU output), g' = (y <= 0 ? 0 : g) is written to gm and read back
+// from there; with acc, acc[j] += g'(i, j) in double, the bias gradient.
+// Here, not in derivatives_linear.cpp, so that it is built for AVX2/AVX-512 too.
+void linear_mask_colsum_f32(int64_t M, int64_t N, const float* g, int64_t rs_g, const float* y, float* gm,
+                            double* acc) {
+  for (int64_t i = 0; i < M; ++i) {
+    const float* __restrict src = g + i * rs_g;
+    if (y != nullptr) {
+      const float* __restrict yi = y + i * N;
+      float* __restrict gi = gm + i * N;
+      for (int64_t j = 0; j < N; ++j) {
+        const float v = src[j];  // loaded on both sides of the select: the loop vectorises
+        gi[j] = yi[j] <= 0.0f ? 0.0f : v;
+      }
+      src = gi;
+    }
+    if (acc != nullptr) {
+      double* __restrict a = acc;
+      for (int64_t j = 0; j < N; ++j) a[j] += static_cast<double>(src[j]);
+    }
+  }
+}
+
 }  // namespace aakaar::cpu::AK_KERNEL_NS

@@ -28,7 +28,7 @@ namespace {
 
 #define AK_KERNEL_TABLE(ns)                                                                            \
   ElementwiseKernels {                                                                                 \
-    ns::binary, ns::unary, ns::copy, ns::add_scaled, ns::lerp_scalar, ns::sum_contiguous_f32, ns::sum_contiguous_f64,                   \
+    ns::binary, ns::unary, ns::copy, ns::add_scaled, ns::lerp_scalar, ns::linear_mask_colsum_f32, ns::sum_contiguous_f32, ns::sum_contiguous_f64,                   \
         ns::max_contiguous_f32, ns::min_contiguous_f32, ns::max_contiguous_f64, ns::min_contiguous_f64 \
   }
 

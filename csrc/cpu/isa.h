@@ -14,6 +14,8 @@ namespace aakaar::cpu {
   void copy(const Tensor& dst, const Tensor& src);                               \
   void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha); \
   void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w); \
+  void linear_mask_colsum_f32(int64_t M, int64_t N, const float* g, int64_t rs_g, const float* y, float* gm, \
+                              double* acc); \
   float sum_contiguous_f32(const float* x, int64_t n);                           \
   double sum_contiguous_f64(const double* x, int64_t n);                         \
   float max_contiguous_f32(const float* x, int64_t n, float init);              \
@@ -37,6 +39,8 @@ struct ElementwiseKernels {
   void (*add_scaled)(const Tensor&, const Tensor&, const Tensor&, double);
   // out = a + w * (b - a) (torch.lerp, scalar weight), same conditions.
   void (*lerp_scalar)(const Tensor&, const Tensor&, const Tensor&, double);
+  // Linear backward's ReLU mask and bias column sums over float rows (elementwise_loops.h).
+  void (*linear_mask_colsum_f32)(int64_t, int64_t, const float*, int64_t, const float*, float*, double*);
   float (*sum_f32)(const float*, int64_t);
   double (*sum_f64)(const double*, int64_t);
   float (*max_f32)(const float*, int64_t, float);

@@ -52,6 +52,17 @@ for w in (0.1, 0.9):
     assert ok.all(), ("lerp", w, (got - want)[~ok][:5])
 assert (t.lerp(u, 0.0).numpy()[finite_x := np.isfinite(x)] == x[finite_x]).all()
 assert (t.lerp(u, 1.0).numpy()[finite_x] == y[finite_x]).all()
+# Linear + ReLU backward: the mask and the bias's column sums are one loop of each build.
+import aakaar.nn.functional as F
+xl = ak.from_numpy(rng.standard_normal((37, 19)).astype(np.float32))
+wl = ak.from_numpy(rng.standard_normal((23, 19)).astype(np.float32)).requires_grad_()
+bl = ak.from_numpy(rng.standard_normal(23).astype(np.float32)).requires_grad_()
+gl = rng.standard_normal((37, 23)).astype(np.float32)
+yl = F.linear(xl, wl, bl, activation="relu")
+yl.backward(ak.from_numpy(gl))
+gm = np.where(yl.detach().numpy() > 0, gl, 0).astype(np.float64)
+np.testing.assert_allclose(bl.grad.numpy(), gm.sum(0), rtol=1e-5, atol=1e-5)
+np.testing.assert_allclose(wl.grad.numpy(), gm.T @ xl.numpy(), rtol=1e-4, atol=1e-4)
 finite = np.isfinite(x)
 np.testing.assert_allclose(ak.from_numpy(x[finite]).sum().item(), f64[finite].sum(), rtol=1e-6)
 assert np.isnan(t.amax().item()) and np.isnan(t.amin().item())
