@@ -76,13 +76,18 @@ void ukernel_avx512_f32_8x32_direct(int64_t kc, const float* a, int64_t rs_a, in
   }
 #undef AK_FMA
   const __m512 va = _mm512_set1_ps(alpha), vb = _mm512_set1_ps(beta);
-  const bool read_c = beta != 0.0f;
+  const bool read_c = beta != 0.0f, scale = alpha != 1.0f;
   // Row by row, each under its own compile-time index, so the accumulators
   // stay in registers (a loop over an array of them would go through memory).
+  // alpha == 1 skips 16 multiplies: 1.5% of a K = 64 tile (a weight gradient).
 #define AK_STORE(i)                                                                        \
   if (i < m) {                                                                             \
     float* ci = c + i * rs_c;                                                              \
-    __m512 x0 = _mm512_mul_ps(va, c##i##0), x1 = _mm512_mul_ps(va, c##i##1);               \
+    __m512 x0 = c##i##0, x1 = c##i##1;                                                     \
+    if (scale) {                                                                           \
+      x0 = _mm512_mul_ps(va, x0);                                                          \
+      x1 = _mm512_mul_ps(va, x1);                                                          \
+    }                                                                                      \
     if (read_c) {                                                                          \
       x0 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m0, ci), x0);                         \
       x1 = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(m1, ci + 16), x1);                    \
