@@ -121,9 +121,6 @@ void pack_b(int64_t kc, int64_t nc, const T* B, int64_t rs, int64_t cs, T* out) 
   }
 }
 
-// Runs one micro-kernel call for the tile at (i0, j0) of C, m x n valid.
-// On the last block of K, the epilogue (bias, ReLU) is applied right away,
-// while the tile is still in L1: a fused Linear + ReLU costs no extra pass.
 // C(m x n) = tile + beta * C, for a tile the kernel computed into a buffer
 // (row stride NR) because C is not a full, row-major tile.
 template <typename T, int NR>
@@ -135,6 +132,9 @@ inline void store_tile(const T* tile, T* C, const GemmArgs<T>& g, int64_t m, int
     }
 }
 
+// Runs one micro-kernel call for the tile at (i0, j0) of C, m x n valid.
+// On the last block of K, the epilogue (bias, ReLU) is applied right away,
+// while the tile is still in L1: a fused Linear + ReLU costs no extra pass.
 template <typename T, int MR, int NR>
 inline void run_tile(MicroKernel<T> ukr, int64_t kc, const T* a, const T* b, const GemmArgs<T>& g,
                      int64_t i0, int64_t j0, int64_t m, int64_t n, T beta, bool last_k) {
@@ -205,15 +205,16 @@ inline int64_t balanced_block(int64_t n, int64_t max_block, int64_t unit) {
   return (size + unit - 1) / unit * unit;
 }
 
-// A column-major C (unit row stride) is the transpose of a row-major one:
-// C^T = B^T @ A^T, so swap the operands and keep the kernel's unit-stride
-// stores. Returns the problem to solve.
+// The same product as C^T = B^T @ A^T: operands swapped, every stride pair
+// (and the bias's) exchanged, M and N exchanged.
 template <typename T>
 GemmArgs<T> transposed(const GemmArgs<T>& g) {
   return GemmArgs<T>{g.N, g.M, g.K, g.alpha, g.B, g.cs_b, g.rs_b, g.A, g.cs_a, g.rs_a, g.beta,
                      g.C, g.cs_c, g.rs_c, g.bias, g.cs_bias, g.rs_bias, g.relu};
 }
 
+// A column-major C (unit row stride) is the transpose of a row-major one:
+// solve C^T = B^T @ A^T and keep the packed kernels' unit-stride stores.
 template <typename T>
 GemmArgs<T> prefer_row_major_c(const GemmArgs<T>& g) {
   return g.cs_c == 1 || g.rs_c != 1 ? g : transposed(g);
@@ -327,7 +328,8 @@ void gemm_loops(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operan
   // [[/book:gemm_five_loops]]
 }
 
-// The problem in the orientation that suits the kernels and `ops`.
+// gemm_loops with the tile of the kernels it is given, on the problem as it
+// is (v5 orients once, then runs the loops on each thread's slice).
 template <typename T>
 void run_loops(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operands ops) {
   if (kr.mr == Tile512<T>::MR && kr.nr == Tile512<T>::NR)
