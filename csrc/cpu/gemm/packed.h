@@ -177,19 +177,26 @@ inline void run_tile_direct(const Kernels<T>& kr, int64_t kc, const T* a, int64_
   if (last_k) apply_epilogue(g, i0, j0, m, n, C);
 }
 
-// Default blocking per element type: KC x NR of B is 16 KiB (half of L1),
-// MC x KC of A is 144-192 KiB (a fraction of a 512 KiB..2 MiB L2).
+// Default blocking per element type for the AVX2 and portable tiles: KC x NR
+// of B is 16 KiB (half of L1), MC x KC of A is 144-192 KiB (a fraction of a
+// 512 KiB..2 MiB L2).
 template <typename T> constexpr Blocking default_blocking();
 template <> constexpr Blocking default_blocking<float>() { return {144, 256, 4080}; }
 template <> constexpr Blocking default_blocking<double>() { return {96, 256, 4080}; }
 
+// The AVX-512 tiles (rows of B of 128 bytes: 32 floats or 16 doubles) do
+// better with the B strip in L2 than in L1: KC = 512 (a 64 KiB strip) and
+// MC = 96. L2 feeds one 128-byte row of the strip per 16 FMA cycles with
+// ease, and the long KC makes half as many passes over C. Measured on the
+// Zen 4 core this was tuned on, 1024^3 float32 on one thread: 1.07x numpy's
+// OpenBLAS, against 0.97x with the L1-sized strip (KC = 128, MC = 288); float64
+// gains as much. (The AVX2 tiles measured the same either way.)
+constexpr Blocking kWideTileBlocking{96, 512, 4080};
+
 inline Blocking resolve_blocking(Blocking blk, Blocking def, int MR, int NR, int elem_size) {
-  // The defaults are for a 16-wide strip of 4-byte floats. A wider strip
-  // (AVX-512's 32 floats, or 16 doubles) gets a shorter KC, so the KC x NR
-  // strip of B still takes half of L1, and a taller MC, so the A block keeps its size.
-  const int64_t widen = std::max<int64_t>(1, int64_t(NR) * elem_size / 64);
-  if (blk.kc <= 0) blk.kc = def.kc / widen;
-  if (blk.mc <= 0) blk.mc = def.mc * widen;
+  if (int64_t(NR) * elem_size >= 128) def = kWideTileBlocking;
+  if (blk.kc <= 0) blk.kc = def.kc;
+  if (blk.mc <= 0) blk.mc = def.mc;
   if (blk.nc <= 0) blk.nc = def.nc;
   // Whole strips only: round MC up to MR and NC up to NR.
   blk.mc = (blk.mc + MR - 1) / MR * MR;
