@@ -12,12 +12,14 @@ they do not starve the fast ones of rounds; each ratio is within its group. Shar
 ratios from one interleaved run are what can be compared, absolute times
 are not. Each result is checked against numpy before it is timed.
 
-With more than one thread on a machine whose cores are shared with other
-work, idle thread pools that spin (OpenBLAS for ~2^28 cycles by default, OpenMP
-for a while) steal the cores the next library needs, and every library can
-lose whole scheduler ticks (4 ms) at each barrier. There, compare threads with
-``OMP_WAIT_POLICY=passive OPENBLAS_THREAD_TIMEOUT=4`` in the environment; the
-header prints the variables that were set.
+With more than one thread, idle thread pools that spin (OpenBLAS's for about
+0.1 s after each call by default, PyTorch's libgomp's for milliseconds) keep
+the cores the next library in the interleaved run needs: numpy's two-thread
+figure can fall to a tenth of its one-thread one. So the program runs with
+the references' spinning capped at about 0.1 ms, as aakaar's own pool spins
+(``aakaar.bench.timing.SPIN_CAPS``; a value set in the environment is kept),
+and each timed call follows one untimed call of the same candidate, during
+which the others' threads fall asleep. The header prints the caps in effect.
 
 The ceiling is the theoretical peak: clock x FMA width x 2 x cores, where
 the clock is measured (boost included) and the FMA width (float32 lanes
@@ -31,6 +33,7 @@ import json
 import math
 import os
 import platform
+import sys
 import time
 
 import numpy as np
@@ -78,7 +81,7 @@ def machine_info() -> dict:
         "numpy": np.__version__,
         "env": {k: os.environ[k] for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE",
                                             "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS",
-                                            "OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY")
+                                            "OPENBLAS_THREAD_TIMEOUT", "OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
                 if k in os.environ},
     }
     try:
@@ -158,11 +161,13 @@ def warm_up(fns: dict) -> dict:
 
 def time_interleaved(fns: dict, budget_s: float, est: dict) -> tuple[dict, int]:
     """Median seconds per call of each function, over rounds in which each runs once."""
-    rounds = int(min(101, max(5, budget_s / max(sum(est[n] for n in fns), 1e-6))))
+    # Two calls per candidate and round: the settle, then the timed one.
+    rounds = int(min(101, max(5, budget_s / max(2 * sum(est[n] for n in fns), 1e-6))))
     times = {name: [] for name in fns}
     names = list(fns)
     for r in range(rounds):
         for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
+            fns[name]()  # settle: the previous candidate's idle threads go to sleep meanwhile
             t = time.perf_counter()
             fns[name]()
             times[name].append(time.perf_counter() - t)
@@ -256,7 +261,8 @@ def main(argv=None) -> dict:
         print("  (probe readings vary by over 10%: the machine is busy, the peak is uncertain)")
     print(f"numpy {np.__version__} BLAS: {info['numpy_blas']}")
     if info["env"]:
-        print(f"environment: {info['env']} (OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE change numpy's kernel)")
+        print(f"environment: {info['env']} (thread spinning caps; OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE would "
+              f"change numpy's kernel)")
     shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shapes.split(",")]
     out = {"machine": info, "runs": []}
     for threads in (int(t) for t in args.threads.split(",")):
@@ -280,4 +286,7 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
+    from aakaar.bench.timing import cap_idle_spinning
+
+    cap_idle_spinning("aakaar.bench.gemm", sys.argv[1:])
     main()

@@ -5,9 +5,21 @@ absolute times drift."""
 
 from __future__ import annotations
 
+import os
 import statistics
+import sys
 import time
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
+
+# How long the references' idle worker threads may spin after a call before
+# they sleep, as aakaar's own pool does (50 us, csrc/cpu/parallel.cpp). By
+# default OpenBLAS's threads spin for 2^28 TSC ticks (about 0.1 s) and
+# libgomp's, PyTorch's, for 300000 pause loops (milliseconds): in an
+# interleaved run they keep the cores that the next library's threads need,
+# and a two-thread figure measures who spins, not who computes. Capped at about
+# 0.1 ms, they still catch back-to-back calls within one library, and one
+# untimed call before each timed one (the settle) lets them fall asleep.
+SPIN_CAPS = {"OPENBLAS_THREAD_TIMEOUT": "18", "GOMP_SPINCOUNT": "10000"}
 
 
 def time_call(fn: Callable[[], object], inner: int) -> float:
@@ -27,6 +39,25 @@ def calibrate(fn: Callable[[], object], target_s: float = 0.01) -> int:
         if t >= target_s or n >= 1 << 20:
             return max(1, int(n * target_s / max(t, 1e-9)))
         n *= 4
+
+
+def cap_idle_spinning(module: str, argv: Sequence[str]) -> None:
+    """Re-runs ``python -m module argv`` with SPIN_CAPS in the environment, unless they are set.
+
+    For the command-line entry points: the caps must be in the environment before numpy's
+    OpenBLAS and PyTorch's libgomp start their threads, and ``import aakaar`` has already
+    loaded numpy. A cap the user set is kept as it is."""
+    missing = {k: v for k, v in SPIN_CAPS.items() if k not in os.environ}
+    if not missing:
+        return
+    env = {**os.environ, **missing}
+    sys.stdout.flush()
+    os.execve(sys.executable, [sys.executable, "-m", module, *argv], env)
+
+
+def spin_caps_in_effect() -> dict[str, str]:
+    """The spin caps this process runs with (for the record a benchmark writes)."""
+    return {k: os.environ[k] for k in SPIN_CAPS if k in os.environ}
 
 
 def interleaved(candidates: Mapping[str, Callable[[], object]], rounds: int = 15, target_s: float = 0.01,

@@ -21,6 +21,11 @@ steady state of a training loop, not just after the other evicted their data fro
 the caches (that switch costs PyTorch far more: with ``--warmup 0`` its step looks
 about 60% slower on our machine and the ratio flatters aakaar).
 
+With ``--threads 2`` the idle threads of PyTorch's OpenMP pool would keep
+spinning into aakaar's turn; the program runs with that spinning capped at
+about 0.1 ms, as aakaar's own pool spins (see ``aakaar.bench.timing``), and
+the untimed steps before each sample let it end.
+
 ``--ablate`` adds aakaar variants to the same interleaved run, to show what each
 fast path is worth: the layers as separate matmul/add/relu ops (no fused
 Linear), the loss as ``nll_loss(log_softmax(x))`` (no fused cross-entropy), the
@@ -41,7 +46,7 @@ import aakaar as ak
 import aakaar.nn as nn
 import aakaar.nn.functional as F
 from aakaar import _C
-from aakaar.bench.timing import interleaved
+from aakaar.bench.timing import interleaved, spin_caps_in_effect
 
 try:
     import torch
@@ -256,7 +261,7 @@ def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = Fal
     return {
         "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads, "dtype": "float32",
         "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": th.variant,
-        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "rounds": rounds, "sample_s": target_s, "warmup_steps": warmup,
+        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "spin_caps": spin_caps_in_effect(), "rounds": rounds, "sample_s": target_s, "warmup_steps": warmup,
         "check_losses": losses, "seconds": times,
         "ratio_vs_torch": {name: t / times["torch"] for name, t in times.items() if name != "torch"},
     }
@@ -287,7 +292,8 @@ def main(argv: list[str] | None = None) -> None:
               args.warmup)
     print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, threads={args.threads}, "
           f"{args.warmup} untimed steps before each sample, "
-          f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}")
+          f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}"
+          + (f", idle spinning capped: {rec['spin_caps']}" if rec["spin_caps"] else ""))
     print(f"MLP {rec['model']}, batch {rec['batch']}, float32, one step = zero_grad + forward + cross-entropy "
           f"+ backward + SGD momentum update")
     print(f"data: {rec['data']}")
@@ -305,4 +311,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
+    import sys
+
+    from aakaar.bench.timing import cap_idle_spinning
+
+    cap_idle_spinning("aakaar.bench.train_step", sys.argv[1:])
     main()
