@@ -1,4 +1,4 @@
-"""The CUDA kernel ladders (GEMM v1-v6, sum v1-v2), measured and saved as the JSON chapter 9 reads.
+"""The CUDA kernel ladders (GEMM v1-v7, sum v1-v2), measured and saved as the JSON chapter 9 reads.
 
     python -m aakaar.bench.cuda_ladder                      # on the CUDA emulator (CPU)
     python -m aakaar.bench.cuda_ladder --compiler nvcc --arch 90   # on a GPU (same sources, nvcc)
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 
 from .. import cuda_emu
+from .io import write_json_atomic
 
 EMULATOR_LABEL = "emulator (CPU), not GPU performance"
 DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "data" / "cuda-ladder.json"
@@ -72,7 +73,8 @@ def measure(gemm_n: int, sum_n: int, reps: int, compiler: str = "host", arch: st
         "backend": gemm["backend"],
         "label": "GPU" if on_gpu else EMULATOR_LABEL,
         "device": gemm.get("device") if on_gpu else f"{cpu_name()} ({gemm['os_threads']} OS threads)",
-        "gemm": {"m": gemm["m"], "n": gemm["n"], "k": gemm["k"], "versions": gemm["versions"]},
+        "gemm": {"m": gemm["m"], "n": gemm["n"], "k": gemm["k"], "checked_rows": gemm["checked_rows"],
+                 "versions": gemm["versions"]},
         "sum": {"n": total["n"], "versions": total["versions"]},
     }
     if on_gpu:
@@ -101,8 +103,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.dry_run:
         data = json.loads(args.out.read_text()) if args.out.exists() else {"runs": []}
         data["runs"].append(run)
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(data, indent=1) + "\n")
+        write_json_atomic(str(args.out), data, indent=1)  # the runs already saved are never at risk
         print(f"appended to {args.out}")
     return 0
 

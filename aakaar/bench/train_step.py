@@ -127,14 +127,15 @@ class AakaarTrainer:
     """The model, its momentum buffers and the batches; ``step()`` trains on the next batch."""
 
     def __init__(self, weights: list[np.ndarray], batches: list, fused: bool = True, fused_loss: bool = True,
-                 ema_update: bool = True) -> None:
+                 ema_update: bool = True, device: str = "cpu") -> None:
         self.model = _mlp()
-        self.params = list(self.model.parameters())
         with ak.no_grad():
-            for p, w in zip(self.params, weights):
+            for p, w in zip(self.model.parameters(), weights):
                 p.copy_(ak.from_numpy(w))
+        self.model.to(device)
+        self.params = list(self.model.parameters())
         self.velocity = [ak.zeros_like(p) for p in self.params]
-        self.batches = [(ak.from_numpy(x), ak.from_numpy(y)) for x, y in batches]
+        self.batches = [(ak.from_numpy(x).to(device), ak.from_numpy(y).to(device)) for x, y in batches]
         self.forward: Callable[[ak.Tensor], ak.Tensor] = self.model if fused else (
             lambda x: _unfused_forward(self.model, x))
         # The composite is the loss as it was before the fused op: five ops and five graph nodes.
@@ -180,7 +181,7 @@ class AakaarTrainer:
 
 
 class TorchTrainer:
-    def __init__(self, weights: list[np.ndarray], batches: list) -> None:
+    def __init__(self, weights: list[np.ndarray], batches: list, device: str = "cpu") -> None:
         layers = []
         for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
             layers.append(torch.nn.Linear(fan_in, fan_out))
@@ -190,12 +191,13 @@ class TorchTrainer:
         with torch.no_grad():
             for p, w in zip(self.model.parameters(), weights):
                 p.copy_(torch.from_numpy(w))
+        self.model.to(device)
         self.opt, self.variant = self._best_sgd()
-        self.batches = [(torch.from_numpy(x), torch.from_numpy(y)) for x, y in batches]
+        self.batches = [(torch.from_numpy(x).to(device), torch.from_numpy(y).to(device)) for x, y in batches]
         self.i = 0
 
     def _best_sgd(self) -> tuple[object, str]:
-        """SGD(fused=True) if this torch runs it on the CPU, else SGD(foreach=True)."""
+        """SGD(fused=True) if this torch runs it on the model's device, else SGD(foreach=True)."""
         params = list(self.model.parameters())
         try:
             opt = torch.optim.SGD(params, lr=LR, momentum=MOMENTUM, fused=True)

@@ -50,10 +50,6 @@ def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
             raise TypeError(f"Module.to() expects a dtype, a device or a tensor, got {type(a).__name__}")
     if dtype is not None and not dtype.is_floating_point:
         raise TypeError(f"Module.to() only accepts floating-point dtypes, got {dtype}")
-    if device is not None:
-        kind = str(device).split(":")[0]
-        if kind != "cpu":
-            raise ValueError(f"Module.to(): device {str(device)!r} is not supported yet; modules live on 'cpu' only")
     return dtype, device
 
 
@@ -316,16 +312,21 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Converts floating-point parameters and buffers to a dtype (device: 'cpu' only for now).
+        """Moves parameters and buffers to a device and/or casts the floating-point ones to a dtype:
+        ``to(dtype)``, ``to(device)``, ``to(device, dtype)``, ``to(tensor)`` (its device and dtype).
 
-        Converted parameters are new Parameter objects, so build optimizers after ``to()``.
+        An unavailable device raises the tensor's RuntimeError before anything moves. Converted
+        parameters are new Parameter objects (without ``.grad``), so build optimizers after ``to()``.
         """
-        dtype, _ = _parse_to(args, dict(kwargs))
-        if dtype is None:
+        dtype, device = _parse_to(args, dict(kwargs))
+        if dtype is None and device is None:
             return self
+        if device is not None:  # a malformed or unavailable device fails here, before anything moves
+            _C.empty([0], device=device)
 
         def convert(t: Tensor) -> Tensor:
-            return t.to(dtype) if t.dtype.is_floating_point and t.dtype != dtype else t
+            cast = dtype if dtype is not None and t.dtype.is_floating_point else t.dtype
+            return t.to(device=t.device if device is None else device, dtype=cast)
 
         with no_grad():
             return self._apply(convert)
@@ -337,7 +338,12 @@ class Module:
         return self.to(_C.dtype.float64)
 
     def cpu(self) -> Module:
-        return self
+        """Moves every parameter and buffer to the CPU."""
+        return self.to("cpu")
+
+    def cuda(self, device: int | None = None) -> Module:
+        """Moves every parameter and buffer to the GPU (``cuda:device``, default the current one)."""
+        return self.to("cuda" if device is None else f"cuda:{device}")
 
     # ---- state_dict ---------------------------------------------------------------------------
 

@@ -16,10 +16,14 @@ template <typename D, typename S>
 struct CopyF {
   D* dst;
   const S* src;
-  __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const {
-    if constexpr (std::is_same_v<D, bool>) dst[o[0]] = src[o[1]] != S(0);
-    else dst[o[0]] = static_cast<D>(src[o[1]]);
+  __device__ __forceinline__ void put(int64_t i, S x) const {
+    if constexpr (std::is_same_v<D, bool>) dst[i] = x != S(0);
+    else dst[i] = static_cast<D>(x);
   }
+  __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const { put(o[0], src[o[1]]); }
+  using Loaded = S;  // the split form for contiguous operands (map_unrolled_kernel)
+  __device__ __forceinline__ S load(int64_t i) const { return src[i]; }
+  __device__ __forceinline__ void store(int64_t i, S x) const { put(i, x); }
 };
 
 template <typename T>
@@ -27,6 +31,9 @@ struct FillF {
   T* dst;
   T value;
   __device__ __forceinline__ void operator()(const int64_t (&o)[1]) const { dst[o[0]] = value; }
+  struct Loaded {};  // nothing to load: the split form only unrolls the stores
+  __device__ __forceinline__ Loaded load(int64_t) const { return {}; }
+  __device__ __forceinline__ void store(int64_t i, Loaded) const { dst[i] = value; }
 };
 
 template <typename T>

@@ -77,11 +77,17 @@ struct BinaryF {
   const T* b;
   BinaryOp op;
   bool to_bool;
-  __device__ __forceinline__ void operator()(const int64_t (&o)[3]) const {
-    const T x = a[o[1]], y = b[o[2]];
-    if (to_bool) static_cast<bool*>(out)[o[0]] = compare(op, x, y);
-    else static_cast<T*>(out)[o[0]] = arith(op, x, y);
+  __device__ __forceinline__ void put(int64_t i, T x, T y) const {
+    if (to_bool) static_cast<bool*>(out)[i] = compare(op, x, y);
+    else static_cast<T*>(out)[i] = arith(op, x, y);
   }
+  __device__ __forceinline__ void operator()(const int64_t (&o)[3]) const { put(o[0], a[o[1]], b[o[2]]); }
+  // The split form for contiguous operands (map_unrolled_kernel).
+  struct Loaded {
+    T x, y;
+  };
+  __device__ __forceinline__ Loaded load(int64_t i) const { return {a[i], b[i]}; }
+  __device__ __forceinline__ void store(int64_t i, const Loaded& v) const { put(i, v.x, v.y); }
 };
 
 // ---- unary ---------------------------------------------------------------------------
@@ -154,18 +160,21 @@ struct UnaryF {
   UnaryOp op;
   T pa, pb;
   bool has_a, has_b;
-  __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const {
-    const T x = in[o[1]];
+  __device__ __forceinline__ void put(int64_t i, T x) const {
     if (op == UnaryOp::LogicalNot) {
-      static_cast<bool*>(out)[o[0]] = x == T(0);
+      static_cast<bool*>(out)[i] = x == T(0);
     } else if constexpr (std::is_same_v<T, bool>) {
-      static_cast<T*>(out)[o[0]] = x;  // abs, relu, floor, ceil, round, sign of a bool
+      static_cast<T*>(out)[i] = x;  // abs, relu, floor, ceil, round, sign of a bool
     } else if constexpr (std::is_floating_point_v<T>) {
-      static_cast<T*>(out)[o[0]] = unary_float(op, x, pa, pb, has_a, has_b);
+      static_cast<T*>(out)[i] = unary_float(op, x, pa, pb, has_a, has_b);
     } else {
-      static_cast<T*>(out)[o[0]] = unary_int(op, x, pa, pb, has_a, has_b);
+      static_cast<T*>(out)[i] = unary_int(op, x, pa, pb, has_a, has_b);
     }
   }
+  __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const { put(o[0], in[o[1]]); }
+  using Loaded = T;  // the split form for contiguous operands (map_unrolled_kernel)
+  __device__ __forceinline__ T load(int64_t i) const { return in[i]; }
+  __device__ __forceinline__ void store(int64_t i, T x) const { put(i, x); }
 };
 
 // The same dtype rules as the CPU backend, checked before any launch.

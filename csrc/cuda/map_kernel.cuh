@@ -6,10 +6,13 @@
 // indices, StridedIter turning an index into per-tensor offsets -- made generic, so
 // each op only writes its functor (a struct with a __device__ operator(); nvcc's device
 // lambdas would need --extended-lambda and do not exist on the emulator). When every
-// operand is plainly contiguous the offsets are the index itself: no divmods at all.
+// operand is plainly contiguous the offsets are the index itself: no divmods at all, and
+// a functor that splits its work into load(i) and store(i, loaded) gets the unrolled
+// kernel, which keeps several loads in flight per thread.
 #pragma once
 #include <array>
 #include <cstdint>
+#include <type_traits>
 
 #include "core/error.h"
 #include "core/tensor.h"
@@ -35,6 +38,34 @@ __global__ void __launch_bounds__(kMapThreads) map_kernel(int64_t n, StridedIter
     f(off);
   }
 }
+
+// [[book:map_unrolled]]
+// Contiguous operands, for a functor with load(i) and store(i, loaded): each thread first
+// loads kMapUnroll elements a block's width apart (so a warp's loads stay coalesced), then
+// computes and stores them. Memory is far away -- several hundred nanoseconds -- and a
+// GPU hides that only with enough requests in flight: with one element per step a thread
+// waits for each load before its next, because a store through one pointer may change
+// what the next load through another reads, so the compiler keeps loads behind stores.
+constexpr int kMapUnroll = 4;
+
+template <typename F>
+__global__ void __launch_bounds__(kMapThreads) map_unrolled_kernel(int64_t n, F f) {
+  const int64_t tile = static_cast<int64_t>(blockDim.x) * kMapUnroll;
+  const int64_t grid_tile = tile * gridDim.x;
+  for (int64_t base = blockIdx.x * tile + threadIdx.x; base < n; base += grid_tile) {
+    typename F::Loaded v[kMapUnroll];
+    for (int u = 0; u < kMapUnroll; ++u)
+      if (base + u * blockDim.x < n) v[u] = f.load(base + u * blockDim.x);
+    for (int u = 0; u < kMapUnroll; ++u)
+      if (base + u * blockDim.x < n) f.store(base + u * blockDim.x, v[u]);
+  }
+}
+// [[/book:map_unrolled]]
+
+template <typename F, typename = void>
+struct splits_load_store : std::false_type {};
+template <typename F>
+struct splits_load_store<F, std::void_t<typename F::Loaded>> : std::true_type {};
 
 // The iterator over `shape` for N tensors' strides (each tensor already has that shape,
 // or is a view of it with 0 strides). Size-1 dims are dropped before the 8-dim limit
@@ -66,6 +97,14 @@ void launch_map(const Shape& shape, const std::array<const Tensor*, N>& tensors,
   bool contiguous;
   const int64_t n = make_iter<N>(shape, strides, &it, &contiguous);
   if (n == 0) return;  // a launch needs at least one block
+  if constexpr (splits_load_store<F>::value) {
+    if (contiguous) {
+      const int blocks = grid_stride_blocks((n + kMapUnroll - 1) / kMapUnroll, kMapThreads, kMapBlocksPerSM);
+      AAKAAR_LAUNCH((map_unrolled_kernel<F>), blocks, kMapThreads, 0, n, f);
+      AAKAAR_CHECK_LAUNCH();
+      return;
+    }
+  }
   const int blocks = grid_stride_blocks(n, kMapThreads, kMapBlocksPerSM);
   if (contiguous)
     AAKAAR_LAUNCH((map_kernel<N, F, true>), blocks, kMapThreads, 0, n, it, f);

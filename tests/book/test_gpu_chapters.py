@@ -192,7 +192,7 @@ def test_driver_runs_the_real_kernels(emu):
     assert [v["name"] for v in s["versions"]] == ["shared_tree", "warp_shuffle"]
     assert all(v["abs_err"] < 1e-3 for v in s["versions"])
     g = emu.run("book_kernels", "gemm", 33, 65, 17, 1)
-    assert len(g["versions"]) == 6 and all(v["max_rel_err"] < 1e-5 for v in g["versions"])
+    assert len(g["versions"]) == 7 and all(v["max_rel_err"] < 1e-5 for v in g["versions"])
     bug = emu.run("book_kernels", "barrier_bug")
     assert "__syncthreads()" in bug["error"] and "32 of 64 threads" in bug["error"]
     assert "/work/" not in bug["error"] and "aakaar/cuda_emu/drivers/book_kernels.cu" in bug["error"]
@@ -221,9 +221,13 @@ def test_ladder_json_is_dated_labelled_and_checked():
         assert run["backend"] in ("emulator", "gpu")
         if run["backend"] == "emulator":
             assert run["label"] == "emulator (CPU), not GPU performance"
-        # runs recorded before rung v6 existed have five versions
-        assert [v["version"] for v in run["gemm"]["versions"]] in ([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6])
+        # runs recorded before rungs v6 and v7 existed have five or six versions
+        assert [v["version"] for v in run["gemm"]["versions"]] in ([1, 2, 3, 4, 5], [1, 2, 3, 4, 5, 6],
+                                                                   [1, 2, 3, 4, 5, 6, 7])
         assert all(v["max_rel_err"] < 1e-4 and v["gflops"] > 0 for v in run["gemm"]["versions"])
+        if run["backend"] == "gpu":  # measured beside cuBLAS and the copy bandwidth, and checked
+            assert run["references"]["cublas_gflops"] > 0 and run["references"]["copy_gb_per_s"] > 0
+            assert run["gemm"]["checked_rows"] >= 64
     chapter = (BOOK / "09-matmul-on-the-gpu.md").read_text()
     assert "GPU figures not yet measured" in chapter and 'data/cuda-ladder.json' in chapter
 

@@ -146,9 +146,14 @@ def test_to_dtype_and_device():
     np.testing.assert_array_equal(lin.weight.numpy(), w.astype(np.float64))
     bn = nn.BatchNorm1d(2).to(ak.float64)
     assert bn.running_var.dtype == ak.float64 and bn.num_batches_tracked.dtype == ak.int64
-    lin.to("cpu")
-    with pytest.raises(ValueError, match="'cuda'.*not supported"):
-        lin.to("cuda")
+    assert lin.to("cpu") is lin and lin.cpu() is lin and lin.weight.device == ak.device("cpu")
+    with pytest.raises(ValueError, match="unknown device 'gpu'"):
+        lin.to("gpu")
+    if not ak.cuda.is_available():  # nothing moves when the device is missing
+        before = lin.weight
+        with pytest.raises(RuntimeError, match="'cuda:0' is not available"):
+            lin.cuda()
+        assert lin.weight is before
     with pytest.raises(TypeError, match="floating-point"):
         lin.to(ak.int64)
     out = lin(ak.randn(2, 3, dtype=ak.float64))

@@ -17,10 +17,12 @@ enum class GemmVersion {
   BlockTiling1D = 4,  // each thread computes 8 elements of a column of C
   BlockTiling2D = 5,  // each thread computes an 8x8 block of C from registers
   VectorLoads = 6,    // v5 with float4 loads wherever the operands' layout allows them
+  DoubleBuffered = 7, // v6 with two shared tiles (one barrier per step) and conflict-free reads
 };
-// v6 takes any operands: it uses float4 loads for those whose layout allows them and
-// scalar loads for the rest, so the backend's matmul always calls it.
-constexpr GemmVersion kBestGemm = GemmVersion::VectorLoads;
+// v6 and v7 take any operands: they use float4 loads for those whose layout allows them
+// and scalar loads for the rest, so the backend's matmul always calls the best rung.
+constexpr GemmVersion kBestGemm = GemmVersion::DoubleBuffered;
+constexpr int kGemmVersions = 7;
 
 template <typename T>
 void gemm(GemmVersion version, int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a,

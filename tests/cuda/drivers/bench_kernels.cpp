@@ -53,8 +53,8 @@ static int bench(int argc, char** argv) {
   std::mt19937_64 rng(7);
   DeviceBuffer<float> A(random_vector<float>(g * g, rng)), B(random_vector<float>(g * g, rng)), C(g * g);
   const char* names[] = {"", "naive", "coalesced", "shared tiles", "1-D block tiling", "2-D block tiling",
-                         "vectorised loads"};
-  for (int v = 1; v <= 6; ++v) {
+                         "vectorised loads", "double buffered"};
+  for (int v = 1; v <= ak::kGemmVersions; ++v) {
     const double ms = median_ms(reps, [&] {
       ak::gemm<float>(static_cast<ak::GemmVersion>(v), g, g, g, 1.f, A.ptr, g, 1, B.ptr, g, 1, 0.f, C.ptr, g, 1);
     });

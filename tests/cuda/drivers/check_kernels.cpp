@@ -213,7 +213,7 @@ static void check_gemm_case(ak::GemmVersion ver, int64_t M, int64_t N, int64_t K
 static void check_gemm() {
   const ak::GemmVersion versions[] = {ak::GemmVersion::Naive, ak::GemmVersion::Coalesced, ak::GemmVersion::SharedTiles,
                                       ak::GemmVersion::BlockTiling1D, ak::GemmVersion::BlockTiling2D,
-                                      ak::GemmVersion::VectorLoads};
+                                      ak::GemmVersion::VectorLoads, ak::GemmVersion::DoubleBuffered};
   for (ak::GemmVersion v : versions) {
     check_gemm_case<float>(v, 1, 1, 1, false, false, 1.f, 0.f);
     check_gemm_case<float>(v, 7, 13, 5, false, false, 1.f, 0.f);
@@ -235,6 +235,17 @@ static void check_gemm() {
   check_gemm_case<float>(v6, 129, 133, 37, false, false, 1.f, 0.5f, 7);  // lda 44, ldb 140: both vector, both edges
   check_gemm_case<float>(v6, 136, 264, 40, false, false, 1.f, 0.f, 0, 1);  // misaligned by one float
   check_gemm_case<float>(v6, 70, 140, 36, true, false, 2.f, 0.f, 4);   // A^T: A scalar, B vector
+  // v7: the same load paths, and K a few steps long (the two tiles take turns, the last
+  // step loads nothing ahead) or shorter than one step; 64 rows/columns between quadrants.
+  for (ak::GemmVersion v : {v6, ak::GemmVersion::DoubleBuffered}) {
+    check_gemm_case<float>(v, 136, 264, 40, false, false, 1.f, 0.f);
+    check_gemm_case<float>(v, 129, 133, 37, false, false, 1.f, 0.5f, 7);
+    check_gemm_case<float>(v, 136, 264, 40, false, false, 1.f, 0.f, 0, 1);
+    check_gemm_case<float>(v, 70, 140, 36, true, false, 2.f, 0.f, 4);
+    check_gemm_case<float>(v, 65, 200, 3, false, false, 1.f, 0.f);
+    check_gemm_case<float>(v, 256, 256, 1000, false, false, 1.f, 0.f);
+    check_gemm_case<double>(v, 130, 131, 65, true, true, 1.0, 0.5);
+  }
 }
 
 int main(int argc, char** argv) {
