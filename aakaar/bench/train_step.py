@@ -1,6 +1,6 @@
 """One EMNIST-shaped training step, aakaar against PyTorch's best SGD, in the same run.
 
-    python -m aakaar.bench.train_step [--threads 1] [--batch 64] [--rounds 31] [--ablate] [--json PATH]
+    python -m aakaar.bench.train_step [--threads 1 | --threads 1,2] [--batch 64] [--rounds 301] [--ablate] [--json PATH]
 
 The model is the book's MLP (784-256-128-47, ReLU, float32). One timed step is
 what a training loop does per batch: drop the gradients, forward, cross-entropy,
@@ -26,6 +26,11 @@ spinning into aakaar's turn; the program runs with that spinning capped at
 about 0.1 ms, as aakaar's own pool spins (see ``aakaar.bench.timing``), and
 the untimed steps before each sample let it end.
 
+``--threads 1,2`` measures both libraries at each thread count in one interleaved
+run (each sample first sets its library's thread count, during the untimed steps)
+and also reports each library at its fastest thread count: PyTorch at its best
+against aakaar at its best, as well as the same-thread ratios.
+
 ``--ablate`` adds aakaar variants to the same interleaved run, to show what each
 fast path is worth: the layers as separate matmul/add/relu ops (no fused
 Linear), the loss as ``nll_loss(log_softmax(x))`` (no fused cross-entropy), the
@@ -38,7 +43,7 @@ import argparse
 import gzip
 import platform
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -232,25 +237,38 @@ def _without_cache(step: Callable[[], object]) -> Callable[[], object]:
     return run
 
 
-def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int) -> dict[str, list[float]]:
-    """Trains every candidate `steps` steps from the same state; their losses must agree."""
+def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int,
+                       reference: str = "torch") -> dict[str, list[float]]:
+    """Trains every candidate `steps` steps from the same state; their losses must agree with the reference's."""
     losses = {name: [float(step().item()) for _ in range(steps)] for name, step in trainers.items()}
-    ref = np.array(losses["torch"])
+    ref = np.array(losses[reference])
     for name, got in losses.items():
         if not np.allclose(got, ref, rtol=1e-4, atol=1e-5):
-            raise AssertionError(f"{name} and torch losses differ over {steps} steps: {got} vs {ref.tolist()}; not timing")
+            raise AssertionError(f"{name} and {reference} losses differ over {steps} steps: {got} vs {ref.tolist()}; "
+                                 "not timing")
     return losses
 
 
-def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = False,
-        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002, warmup: int = 3) -> dict:
-    """Checks that every candidate trains like torch, then times them interleaved; returns the record."""
-    if torch is None:
-        raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
-    ak.set_num_threads(threads)
-    torch.set_num_threads(threads)
-    batches, data_line = load_batches(batch, data)
-    weights = init_weights()
+def _with_threads(step: Callable[[], object], set_threads: Callable[[int], None], n: int,
+                  current: dict[str, int], library: str) -> Callable[[], object]:
+    """The step with its library's thread count set to n first, only when it is not already n:
+    in an interleaved run the switch then happens in the first untimed step of a sample."""
+
+    def run() -> object:
+        if current.get(library) != n:
+            set_threads(n)
+            current[library] = n
+        return step()
+
+    return run
+
+
+def _thread_label(n: int) -> str:
+    return f"{n} thread" + ("" if n == 1 else "s")
+
+
+def _candidates(weights: list[np.ndarray], batches: list, ablate: bool) -> tuple[dict[str, Callable[[], object]], str]:
+    """aakaar's step (and its ablations) and torch's, each from the same weights; and torch's SGD variant."""
     th = TorchTrainer(weights, batches)
     steps: dict[str, Callable[[], object]] = {"aakaar": AakaarTrainer(weights, batches).step, "torch": th.step}
     if ablate:
@@ -258,20 +276,81 @@ def run(threads: int = 1, batch: int = 64, rounds: int = 301, ablate: bool = Fal
         steps["aakaar, composite loss"] = AakaarTrainer(weights, batches, fused_loss=False).step
         steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
         steps["aakaar, 3-pass update"] = AakaarTrainer(weights, batches, ema_update=False).step
-    losses = check_trajectories(steps, check_steps)
+    return steps, th.variant
+
+
+def run(threads: int | Sequence[int] = 1, batch: int = 64, rounds: int = 301, ablate: bool = False,
+        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002, warmup: int = 3) -> dict:
+    """Checks that every candidate trains like torch, then times them interleaved; returns the record.
+
+    With one thread count the candidates are named "aakaar", "torch" (and the ablations);
+    with several, every name gains ", N thread(s)", all of them run in one interleaved
+    run, and ``best`` holds each library at its fastest thread count."""
+    if torch is None:
+        raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
+    counts = [threads] if isinstance(threads, int) else list(dict.fromkeys(threads))
+    if not counts or min(counts) < 1:
+        raise ValueError(f"threads must be positive thread counts, got {threads!r}")
+    batches, data_line = load_batches(batch, data)
+    weights = init_weights()
+    steps: dict[str, Callable[[], object]] = {}
+    losses: dict[str, list[float]] = {}
+    current: dict[str, int] = {}
+    for n in counts:
+        ak.set_num_threads(n)
+        torch.set_num_threads(n)
+        current.update(aakaar=n, torch=n)
+        own, variant = _candidates(weights, batches, ablate)
+        losses_n = check_trajectories(own, check_steps)
+        if len(counts) == 1:
+            steps, losses = own, losses_n
+            break
+        label = _thread_label(n)
+        for name, step in own.items():
+            library = "torch" if name == "torch" else "aakaar"
+            setter = torch.set_num_threads if library == "torch" else ak.set_num_threads
+            steps[f"{name}, {label}"] = _with_threads(step, setter, n, current, library)
+        losses.update({f"{name}, {label}": v for name, v in losses_n.items()})
     times = interleaved(steps, rounds=rounds, target_s=target_s, warmup=warmup)
-    return {
-        "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads, "dtype": "float32",
-        "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": th.variant,
-        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "spin_caps": spin_caps_in_effect(), "rounds": rounds, "sample_s": target_s, "warmup_steps": warmup,
-        "check_losses": losses, "seconds": times,
-        "ratio_vs_torch": {name: t / times["torch"] for name, t in times.items() if name != "torch"},
+    rec = {
+        "model": "-".join(map(str, SIZES)), "batch": batch, "threads": threads if isinstance(threads, int) else counts,
+        "dtype": "float32", "data": data_line, "lr": LR, "momentum": MOMENTUM, "torch_optimizer": variant,
+        "torch_version": torch.__version__, "kernels": _C.cpu_isa(), "spin_caps": spin_caps_in_effect(), "rounds": rounds,
+        "sample_s": target_s, "warmup_steps": warmup, "check_losses": losses, "seconds": times,
     }
+    if len(counts) == 1:
+        rec["ratio_vs_torch"] = {name: t / times["torch"] for name, t in times.items() if name != "torch"}
+        return rec
+    # Same-thread ratios: each aakaar candidate against torch at its own thread count.
+    rec["ratio_vs_torch"] = {}
+    for n in counts:
+        suffix = f", {_thread_label(n)}"
+        ref = times[f"torch{suffix}"]
+        rec["ratio_vs_torch"].update({name: t / ref for name, t in times.items()
+                                      if name.endswith(suffix) and not name.startswith("torch")})
+    fastest = {lib: min(counts, key=lambda n: times[f"{lib}, {_thread_label(n)}"]) for lib in ("aakaar", "torch")}
+    best = {lib: {"threads": n, "seconds": times[f"{lib}, {_thread_label(n)}"]} for lib, n in fastest.items()}
+    best["ratio"] = best["aakaar"]["seconds"] / best["torch"]["seconds"]
+    rec["best"] = best
+    return rec
+
+
+def _thread_counts(text: str) -> list[int]:
+    """'1' or '1,2' -> [1] or [1, 2] (argparse type)."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected thread counts like 1 or 1,2, got {text!r}") from None
+    if min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"thread counts must be positive, got {text!r}")
+    return list(dict.fromkeys(counts))
 
 
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--threads", type=int, default=1, help="threads for both libraries (default 1: stable)")
+    p.add_argument("--threads", type=_thread_counts, default=[1],
+                   help="threads for both libraries (default 1: stable), or several, e.g. 1,2: each library at "
+                        "each count in one interleaved run, and each at its fastest")
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--rounds", type=int, default=301)
     p.add_argument("--sample-ms", type=float, default=2.0,
@@ -286,13 +365,15 @@ def main(argv: list[str] | None = None) -> None:
                    help="folder with the EMNIST ByMerge test files, or 'random' (default: ../shared/data/emnist)")
     p.add_argument("--json", help="write the result here (atomically)")
     args = p.parse_args(argv)
-    if min(args.threads, args.batch, args.rounds, args.check_steps) < 1 or args.sample_ms <= 0:
-        p.error("--threads, --batch, --rounds, --check-steps and --sample-ms must be positive")
+    if min(args.batch, args.rounds, args.check_steps) < 1 or args.sample_ms <= 0:
+        p.error("--batch, --rounds, --check-steps and --sample-ms must be positive")
     if args.warmup < 0:
         p.error("--warmup must be >= 0")
-    rec = run(args.threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3,
+    threads = args.threads[0] if len(args.threads) == 1 else args.threads
+    rec = run(threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3,
               args.warmup)
-    print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, threads={args.threads}, "
+    print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, "
+          f"threads={','.join(map(str, args.threads))}, "
           f"{args.warmup} untimed steps before each sample, "
           f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}"
           + (f", idle spinning capped: {rec['spin_caps']}" if rec["spin_caps"] else ""))
@@ -300,12 +381,25 @@ def main(argv: list[str] | None = None) -> None:
           f"+ backward + SGD momentum update")
     print(f"data: {rec['data']}")
     losses = rec["check_losses"]
-    print(f"losses agree over {args.check_steps} steps: torch {' '.join(f'{v:.5f}' for v in losses['torch'])}")
     s = rec["seconds"]
-    print(f"  {'torch':28s} {s['torch'] * 1e6:9.1f} us")
-    for name, ratio in rec["ratio_vs_torch"].items():
-        print(f"  {name:28s} {s[name] * 1e6:9.1f} us   ratio to torch {ratio:.2f}")
-    print(f"ratio aakaar/torch {rec['ratio_vs_torch']['aakaar']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
+    if "best" not in rec:
+        print(f"losses agree over {args.check_steps} steps: torch {' '.join(f'{v:.5f}' for v in losses['torch'])}")
+        print(f"  {'torch':28s} {s['torch'] * 1e6:9.1f} us")
+        for name, ratio in rec["ratio_vs_torch"].items():
+            print(f"  {name:28s} {s[name] * 1e6:9.1f} us   ratio to torch {ratio:.2f}")
+        print(f"ratio aakaar/torch {rec['ratio_vs_torch']['aakaar']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
+    else:
+        print(f"losses agree over {args.check_steps} steps at every thread count")
+        for n in rec["threads"]:
+            torch_name = f"torch, {_thread_label(n)}"
+            print(f"  {torch_name:40s} {s[torch_name] * 1e6:9.1f} us")
+            for name, ratio in rec["ratio_vs_torch"].items():
+                if name.endswith(f", {_thread_label(n)}"):
+                    print(f"  {name:40s} {s[name] * 1e6:9.1f} us   ratio to torch at {_thread_label(n)} {ratio:.2f}")
+        b = rec["best"]
+        print(f"each at its fastest: aakaar {b['aakaar']['seconds'] * 1e6:.1f} us ({_thread_label(b['aakaar']['threads'])}), "
+              f"torch {b['torch']['seconds'] * 1e6:.1f} us ({_thread_label(b['torch']['threads'])}): "
+              f"ratio {b['ratio']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
     if args.json:
         from aakaar.bench.io import write_json_atomic
 

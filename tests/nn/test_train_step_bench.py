@@ -56,3 +56,27 @@ def test_run_writes_the_record():
     assert rec["model"] == "784-256-128-47" and rec["batch"] == 64
     assert set(rec["seconds"]) == {"aakaar", "torch"} and all(t > 0 for t in rec["seconds"].values())
     assert rec["ratio_vs_torch"]["aakaar"] == rec["seconds"]["aakaar"] / rec["seconds"]["torch"]
+
+
+def test_run_at_several_thread_counts_reports_each_and_the_fastest():
+    rec = ts.run(threads=[1, 2], rounds=2, data="random", check_steps=2, target_s=0.0005, warmup=1)
+    names = {"aakaar, 1 thread", "torch, 1 thread", "aakaar, 2 threads", "torch, 2 threads"}
+    assert set(rec["seconds"]) == names and rec["threads"] == [1, 2]
+    assert set(rec["check_losses"]) == names
+    s = rec["seconds"]
+    assert rec["ratio_vs_torch"] == {"aakaar, 1 thread": s["aakaar, 1 thread"] / s["torch, 1 thread"],
+                                     "aakaar, 2 threads": s["aakaar, 2 threads"] / s["torch, 2 threads"]}
+    for lib in ("aakaar", "torch"):
+        n = rec["best"][lib]["threads"]
+        assert rec["best"][lib]["seconds"] == min(s[f"{lib}, 1 thread"], s[f"{lib}, 2 threads"])
+        assert rec["best"][lib]["seconds"] == s[f"{lib}, {n} thread" + ("" if n == 1 else "s")]
+    assert rec["best"]["ratio"] == rec["best"]["aakaar"]["seconds"] / rec["best"]["torch"]["seconds"]
+
+
+@pytest.mark.parametrize("bad", ["0", "1,x", "", "-1,2"])
+def test_bad_thread_counts_are_refused(bad, capsys):
+    with pytest.raises(SystemExit) as e:
+        ts.main([f"--threads={bad}", "--data", "random"])
+    assert e.value.code == 2 and "thread counts" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="threads must be positive"):
+        ts.run(threads=[0])
