@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -18,6 +19,13 @@ def restore_threads():
     before = ak.get_num_threads()
     yield
     ak.set_num_threads(before)
+
+
+def _wait_until_workers_sleep(timeout_s: float = 5.0) -> bool:
+    deadline = time.monotonic() + timeout_s
+    while ak._C._cpu_workers_awake() and time.monotonic() < deadline:
+        time.sleep(0.01)  # they poll for about 50 us, then sleep
+    return not ak._C._cpu_workers_awake()
 
 
 def _work(seed: int):
@@ -39,6 +47,44 @@ def test_results_do_not_depend_on_the_thread_count(restore_threads, threads):
         np.testing.assert_allclose(got[0], ref[0], rtol=1e-5, atol=1e-4)
         np.testing.assert_array_equal(got[1], ref[1])
         np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
+
+
+def test_mid_size_elementwise_splits_right_after_a_split_job(restore_threads):
+    """Right after a split GEMM the workers are still awake and a 40k-element loop is split
+    too (8 times smaller grain): contiguous, strided and in-place results are the serial ones."""
+    rng = np.random.default_rng(3)
+    a = ak.from_numpy(rng.standard_normal((300, 500)).astype(np.float32))
+    b = ak.from_numpy(rng.standard_normal((500, 400)).astype(np.float32))
+    xs = rng.standard_normal((200, 401)).astype(np.float32)
+    ys = rng.standard_normal((200, 401)).astype(np.float32)
+
+    def ops():
+        x, y = ak.from_numpy(xs.copy()), ak.from_numpy(ys.copy())
+        a @ b  # split over the pool: its workers spin for a while after it
+        awake = ak._C._cpu_workers_awake()
+        out = [(x * 2.0 + y).numpy(), (x.T + y.T).numpy(), x[:, ::2].exp().numpy()]
+        x.lerp_(y, 0.25).add_(y, alpha=-0.5)
+        return out + [x.numpy()], awake
+
+    ak.set_num_threads(1)
+    _wait_until_workers_sleep()  # from earlier tests
+    ref, awake = ops()
+    assert not awake  # one thread: no job was handed to the pool
+    ak.set_num_threads(2)
+    seen_awake = False
+    for _ in range(20):
+        got, awake = ops()
+        seen_awake |= awake
+        for g, r in zip(got, ref):
+            np.testing.assert_array_equal(g, r)
+    assert seen_awake, "the pool's workers were never awake right after a split GEMM"
+
+
+def test_workers_fall_asleep_when_idle(restore_threads):
+    ak.set_num_threads(2)
+    x = ak.ones(1 << 20)
+    (x * 2.0).sum()  # a split job
+    assert _wait_until_workers_sleep()
 
 
 def test_many_small_jobs_back_to_back(restore_threads):

@@ -51,11 +51,14 @@ class StridedLoop {
   // Calls inner(char* ptrs[N], const int64_t strides[N], int64_t n) over every
   // run of the innermost dimension, in chunks spread over threads.
   template <typename Inner>
-  // The grain keeps small tensors on one thread: waking a second thread costs
-  // more than a memory-bound loop over fewer than ~100k elements saves.
+  // The grain keeps small tensors on one thread: waking a sleeping thread costs
+  // more than a memory-bound loop over fewer than ~100k elements saves. A
+  // thread that is already awake costs far less, so then the grain is 8 times
+  // smaller.
   void run(const Inner& inner, int64_t grain = 1 << 17) const {
     const int64_t total = numel();
     if (total == 0) return;
+    if (workers_awake()) grain = std::max<int64_t>(1, grain / 8);
     parallel_for(0, total, grain, [&](int64_t begin, int64_t end) { run_range(begin, end, inner); });
   }
 

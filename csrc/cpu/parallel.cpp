@@ -167,8 +167,17 @@ class Pool {
         return;  // no more threads: the caller runs the chunks nobody claims
       }
       ++workers_;
+      started_.fetch_add(1, std::memory_order_relaxed);
     }
   }
+
+ public:
+  // Workers that are not asleep: spinning since their last chunk (or running one).
+  bool any_awake() const {
+    return started_.load(std::memory_order_relaxed) > sleepers_.load(std::memory_order_relaxed);
+  }
+
+ private:
 
   std::mutex run_mu_;  // one job at a time
   std::atomic<uint64_t> state_{0};
@@ -185,6 +194,7 @@ class Pool {
   std::mutex sleep_mu_;
   std::condition_variable wake_;
   std::atomic<int> sleepers_{0};
+  std::atomic<int> started_{0};  // workers_, readable without run_mu_
 };
 
 // Never destroyed: detached workers keep using it until the process ends.
@@ -192,17 +202,18 @@ class Pool {
 // it needs them): the parent's pool is copied with the state of threads that
 // do not exist in the child -- a condition variable with their waits still
 // registered, on which notify_all() would block forever.
-Pool* g_pool = nullptr;
+// Atomic because workers_awake() reads it without going through the once_flag.
+std::atomic<Pool*> g_pool{nullptr};
 std::once_flag g_pool_once;
 
 Pool& pool() {
   std::call_once(g_pool_once, [] {
-    g_pool = new Pool();
+    g_pool.store(new Pool(), std::memory_order_release);
 #if defined(__unix__) || defined(__APPLE__)
-    pthread_atfork(nullptr, nullptr, [] { g_pool = new Pool(); });  // the old one leaks in the child
+    pthread_atfork(nullptr, nullptr, [] { g_pool.store(new Pool(), std::memory_order_release); });  // the old one leaks in the child
 #endif
   });
-  return *g_pool;
+  return *g_pool.load(std::memory_order_acquire);
 }
 
 }  // namespace
@@ -212,6 +223,11 @@ int get_num_threads() { return g_num_threads.load(std::memory_order_relaxed); }
 void set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n, std::memory_order_relaxed); }
 
 bool in_parallel_region() { return t_in_chunk; }
+
+bool workers_awake() {
+  const Pool* p = g_pool.load(std::memory_order_acquire);
+  return p != nullptr && p->any_awake();
+}
 
 namespace detail {
 void run_parallel(int64_t begin, int64_t end, int64_t chunks, RangeFn fn, const void* ctx) {

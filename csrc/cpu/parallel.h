@@ -21,6 +21,12 @@ int get_num_threads();
 void set_num_threads(int n);
 // True inside a chunk of parallel_for: nested calls then run inline.
 bool in_parallel_region();
+// True when a worker of the pool is awake: it finished a chunk less than the
+// spin time ago and is still polling for the next job. Handing it a chunk then
+// costs about a microsecond; waking a sleeping one costs tens of microseconds on
+// a shared machine, so memory-bound loops split at a much smaller size when the
+// pool is awake (a training step's layers keep it so).
+bool workers_awake();
 
 namespace detail {
 using RangeFn = void (*)(const void* ctx, int64_t begin, int64_t end);
