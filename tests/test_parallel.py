@@ -23,9 +23,9 @@ def restore_threads():
 
 def _wait_until_workers_sleep(timeout_s: float = 5.0) -> bool:
     deadline = time.monotonic() + timeout_s
-    while ak._C._cpu_workers_awake() and time.monotonic() < deadline:
+    while ak._C._cpu_awake_workers() > 0 and time.monotonic() < deadline:
         time.sleep(0.01)  # they poll for about 50 us, then sleep
-    return not ak._C._cpu_workers_awake()
+    return ak._C._cpu_awake_workers() == 0
 
 
 def _work(seed: int):
@@ -49,9 +49,10 @@ def test_results_do_not_depend_on_the_thread_count(restore_threads, threads):
         np.testing.assert_allclose(got[2], ref[2], rtol=1e-5)
 
 
-def test_mid_size_elementwise_splits_right_after_a_split_job(restore_threads):
+@pytest.mark.parametrize("threads", [2, 3, 8])
+def test_mid_size_elementwise_splits_right_after_a_split_job(restore_threads, threads):
     """Right after a split GEMM the workers are still awake and a 40k-element loop is split
-    too (8 times smaller grain): contiguous, strided and in-place results are the serial ones."""
+    among them (8 times smaller grain): contiguous, strided and in-place results are the serial ones."""
     rng = np.random.default_rng(3)
     a = ak.from_numpy(rng.standard_normal((300, 500)).astype(np.float32))
     b = ak.from_numpy(rng.standard_normal((500, 400)).astype(np.float32))
@@ -61,7 +62,7 @@ def test_mid_size_elementwise_splits_right_after_a_split_job(restore_threads):
     def ops():
         x, y = ak.from_numpy(xs.copy()), ak.from_numpy(ys.copy())
         a @ b  # split over the pool: its workers spin for a while after it
-        awake = ak._C._cpu_workers_awake()
+        awake = ak._C._cpu_awake_workers() > 0
         out = [(x * 2.0 + y).numpy(), (x.T + y.T).numpy(), x[:, ::2].exp().numpy()]
         x.lerp_(y, 0.25).add_(y, alpha=-0.5)
         return out + [x.numpy()], awake
@@ -70,7 +71,7 @@ def test_mid_size_elementwise_splits_right_after_a_split_job(restore_threads):
     _wait_until_workers_sleep()  # from earlier tests
     ref, awake = ops()
     assert not awake  # one thread: no job was handed to the pool
-    ak.set_num_threads(2)
+    ak.set_num_threads(threads)
     seen_awake = False
     for _ in range(20):
         got, awake = ops()

@@ -53,13 +53,20 @@ class StridedLoop {
   template <typename Inner>
   // The grain keeps small tensors on one thread: waking a sleeping thread costs
   // more than a memory-bound loop over fewer than ~100k elements saves. A
-  // thread that is already awake costs far less, so then the grain is 8 times
-  // smaller.
+  // thread that is already awake costs far less: below the grain, a loop is
+  // still split among the awake workers, at an 8 times smaller grain.
   void run(const Inner& inner, int64_t grain = 1 << 17) const {
     const int64_t total = numel();
     if (total == 0) return;
-    if (workers_awake()) grain = std::max<int64_t>(1, grain / 8);
-    parallel_for(0, total, grain, [&](int64_t begin, int64_t end) { run_range(begin, end, inner); });
+    int64_t max_chunks = INT64_MAX;
+    if (total / 2 < grain) {
+      const int awake = awake_workers();
+      if (awake > 0) {
+        grain = std::max<int64_t>(1, grain / 8);
+        max_chunks = int64_t(awake) + 1;  // them and this thread
+      }
+    }
+    parallel_for(0, total, grain, [&](int64_t begin, int64_t end) { run_range(begin, end, inner); }, max_chunks);
   }
 
  private:

@@ -14,6 +14,7 @@
 // starts a new pool (see pool()).
 #include "cpu/parallel.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -73,7 +74,11 @@ class Pool {
     done_.store(0, std::memory_order_relaxed);
     const uint64_t gen = ++gen_;
     state_.store(pack(gen, static_cast<uint64_t>(chunks), 0), std::memory_order_seq_cst);
-    if (sleepers_.load(std::memory_order_seq_cst) > 0) {
+    // Wake the sleepers only when the awake workers cannot take every other
+    // chunk (a chunk nobody claims is run by this thread: skipping a wake-up
+    // never loses work).
+    const int sleeping = sleepers_.load(std::memory_order_seq_cst);
+    if (sleeping > 0 && chunks - 1 > started_.load(std::memory_order_relaxed) - sleeping) {
       { std::lock_guard<std::mutex> lock(sleep_mu_); }  // a worker between its check and its wait sees the job
       wake_.notify_all();
     }
@@ -173,8 +178,8 @@ class Pool {
 
  public:
   // Workers that are not asleep: spinning since their last chunk (or running one).
-  bool any_awake() const {
-    return started_.load(std::memory_order_relaxed) > sleepers_.load(std::memory_order_relaxed);
+  int awake() const {
+    return std::max(0, started_.load(std::memory_order_relaxed) - sleepers_.load(std::memory_order_relaxed));
   }
 
  private:
@@ -202,7 +207,7 @@ class Pool {
 // it needs them): the parent's pool is copied with the state of threads that
 // do not exist in the child -- a condition variable with their waits still
 // registered, on which notify_all() would block forever.
-// Atomic because workers_awake() reads it without going through the once_flag.
+// Atomic because awake_workers() reads it without going through the once_flag.
 std::atomic<Pool*> g_pool{nullptr};
 std::once_flag g_pool_once;
 
@@ -224,9 +229,9 @@ void set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n, std::memory_ord
 
 bool in_parallel_region() { return t_in_chunk; }
 
-bool workers_awake() {
+int awake_workers() {
   const Pool* p = g_pool.load(std::memory_order_acquire);
-  return p != nullptr && p->any_awake();
+  return p != nullptr ? p->awake() : 0;
 }
 
 namespace detail {

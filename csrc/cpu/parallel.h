@@ -21,12 +21,12 @@ int get_num_threads();
 void set_num_threads(int n);
 // True inside a chunk of parallel_for: nested calls then run inline.
 bool in_parallel_region();
-// True when a worker of the pool is awake: it finished a chunk less than the
-// spin time ago and is still polling for the next job. Handing it a chunk then
-// costs about a microsecond; waking a sleeping one costs tens of microseconds on
-// a shared machine, so memory-bound loops split at a much smaller size when the
-// pool is awake (a training step's layers keep it so).
-bool workers_awake();
+// How many of the pool's workers are awake: they finished a chunk less than the
+// spin time ago and are still polling for the next job. Handing one a chunk
+// costs about a microsecond; waking a sleeping one costs tens of microseconds
+// on a shared machine, so memory-bound loops too small to pay for a wake-up
+// still split among the awake ones (a training step's layers keep them so).
+int awake_workers();
 
 namespace detail {
 using RangeFn = void (*)(const void* ctx, int64_t begin, int64_t end);
@@ -36,17 +36,18 @@ using RangeFn = void (*)(const void* ctx, int64_t begin, int64_t end);
 void run_parallel(int64_t begin, int64_t end, int64_t chunks, RangeFn fn, const void* ctx);
 }  // namespace detail
 
-// Calls fn(begin_i, end_i) on disjoint chunks covering [begin, end).
+// Calls fn(begin_i, end_i) on disjoint chunks covering [begin, end), at most
+// max_chunks of them.
 template <typename F>
-void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn) {
+void parallel_for(int64_t begin, int64_t end, int64_t grain, const F& fn, int64_t max_chunks = INT64_MAX) {
   const int64_t n = end - begin;
   if (n <= 0) return;
   const int threads = get_num_threads();
   grain = std::max<int64_t>(grain, 1);
   // n / 2 >= grain, not n >= 2 * grain: callers pass INT64_MAX for "never
   // split", and doubling it would overflow into a negative number.
-  if (threads > 1 && n / 2 >= grain && !in_parallel_region()) {
-    const int64_t chunks = std::min<int64_t>(threads, n / grain);
+  if (threads > 1 && max_chunks > 1 && n / 2 >= grain && !in_parallel_region()) {
+    const int64_t chunks = std::min<int64_t>({int64_t(threads), n / grain, max_chunks});
     detail::run_parallel(begin, end, chunks,
                          [](const void* ctx, int64_t b, int64_t e) { (*static_cast<const F*>(ctx))(b, e); }, &fn);
     return;

@@ -73,9 +73,9 @@ PYBIND11_MODULE(_C, m) {
     set_num_threads(n);
   }, py::arg("n"), "Sets the number of threads CPU kernels may use.");
   m.def("get_num_threads", &get_num_threads, "The number of threads CPU kernels may use.");
-  m.def("_cpu_workers_awake", &workers_awake,
-        "Whether a worker of the CPU thread pool is awake (polling for the next job since its last one); "
-        "elementwise loops then split at an 8 times smaller size. For tests.");
+  m.def("_cpu_awake_workers", &awake_workers,
+        "How many workers of the CPU thread pool are awake (polling for the next job since their last one); "
+        "elementwise loops too small to wake a thread still split among them. For tests.");
   m.def("cpu_isa", &cpu::isa_name, "Which build of the elementwise loops runs on this CPU: 'avx512', 'avx2' or 'baseline' (cap it with AAKAAR_CPU_ISA).");
   m.def("has_cuda_build", [] {
 #ifdef AAKAAR_WITH_CUDA
