@@ -78,7 +78,7 @@ class Pool {
     // chunk (a chunk nobody claims is run by this thread: skipping a wake-up
     // never loses work).
     const int sleeping = sleepers_.load(std::memory_order_seq_cst);
-    if (sleeping > 0 && chunks - 1 > started_.load(std::memory_order_relaxed) - sleeping) {
+    if (sleeping > 0 && chunks - 1 > workers_.load(std::memory_order_relaxed) - sleeping) {
       { std::lock_guard<std::mutex> lock(sleep_mu_); }  // a worker between its check and its wait sees the job
       wake_.notify_all();
     }
@@ -86,6 +86,11 @@ class Pool {
     }
     wait_done(chunks);
     if (error_) std::rethrow_exception(error_);
+  }
+
+  // Workers that are not asleep: polling since their last chunk (or running one).
+  int awake() const {
+    return std::max(0, workers_.load(std::memory_order_relaxed) - sleepers_.load(std::memory_order_relaxed));
   }
 
  private:
@@ -165,30 +170,21 @@ class Pool {
 
   // Workers are started on first need and live as long as the process.
   void spawn_workers(size_t n) {
-    while (workers_ < n) {
+    while (static_cast<size_t>(workers_.load(std::memory_order_relaxed)) < n) {
       try {
         std::thread([this] { worker_loop(); }).detach();
       } catch (const std::system_error&) {
         return;  // no more threads: the caller runs the chunks nobody claims
       }
-      ++workers_;
-      started_.fetch_add(1, std::memory_order_relaxed);
+      workers_.fetch_add(1, std::memory_order_relaxed);
     }
   }
-
- public:
-  // Workers that are not asleep: spinning since their last chunk (or running one).
-  int awake() const {
-    return std::max(0, started_.load(std::memory_order_relaxed) - sleepers_.load(std::memory_order_relaxed));
-  }
-
- private:
 
   std::mutex run_mu_;  // one job at a time
   std::atomic<uint64_t> state_{0};
   std::atomic<int64_t> done_{0};
   uint64_t gen_ = 0;
-  size_t workers_ = 0;
+  std::atomic<int> workers_{0};  // started; atomic because awake() reads it outside run_mu_
   // The job, written by its caller before it publishes `state_`.
   int64_t begin_ = 0, end_ = 0, step_ = 0;
   detail::RangeFn fn_ = nullptr;
@@ -199,7 +195,6 @@ class Pool {
   std::mutex sleep_mu_;
   std::condition_variable wake_;
   std::atomic<int> sleepers_{0};
-  std::atomic<int> started_{0};  // workers_, readable without run_mu_
 };
 
 // Never destroyed: detached workers keep using it until the process ends.
