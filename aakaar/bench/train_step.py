@@ -34,7 +34,9 @@ against aakaar at its best, as well as the same-thread ratios.
 ``--ablate`` adds aakaar variants to the same interleaved run, to show what each
 fast path is worth: the layers as separate matmul/add/relu ops (no fused
 Linear), the loss as ``nll_loss(log_softmax(x))`` (no fused cross-entropy), the
-caching allocator switched off, and the update in torch's three-pass foreach form.
+caching allocator switched off, the update in torch's three-pass foreach form, and
+small elementwise loops kept on one thread while the pool's workers are awake (with
+more than one thread).
 """
 
 from __future__ import annotations
@@ -223,18 +225,29 @@ class TorchTrainer:
 # ---- the run -------------------------------------------------------------------------------
 
 
-def _without_cache(step: Callable[[], object]) -> Callable[[], object]:
-    """The step with the CPU allocator's cache bypassed (every temporary from malloc), as before
-    it existed. Bypassing leaves the cached blocks in place, so the other candidates stay warm."""
+def _with_switch_off(step: Callable[[], object], switch: Callable[[bool], None]) -> Callable[[], object]:
+    """The step with one of the library's fast paths switched off, and on again after it."""
 
     def run() -> object:
-        _C.set_cpu_cache_enabled(False)
+        switch(False)
         try:
             return step()
         finally:
-            _C.set_cpu_cache_enabled(True)
+            switch(True)
 
     return run
+
+
+def _without_cache(step: Callable[[], object]) -> Callable[[], object]:
+    """The step with the CPU allocator's cache bypassed (every temporary from malloc), as before
+    it existed. Bypassing leaves the cached blocks in place, so the other candidates stay warm."""
+    return _with_switch_off(step, _C.set_cpu_cache_enabled)
+
+
+def _without_awake_split(step: Callable[[], object]) -> Callable[[], object]:
+    """The step with small elementwise loops kept on one thread even while the pool's workers
+    are awake (as before that rule; it matters only with more than one thread)."""
+    return _with_switch_off(step, _C._set_split_among_awake_workers)
 
 
 def check_trajectories(trainers: dict[str, Callable[[], object]], steps: int,
@@ -276,6 +289,7 @@ def _candidates(weights: list[np.ndarray], batches: list, ablate: bool) -> tuple
         steps["aakaar, composite loss"] = AakaarTrainer(weights, batches, fused_loss=False).step
         steps["aakaar, no allocator cache"] = _without_cache(AakaarTrainer(weights, batches).step)
         steps["aakaar, 3-pass update"] = AakaarTrainer(weights, batches, ema_update=False).step
+        steps["aakaar, no split among awake workers"] = _without_awake_split(AakaarTrainer(weights, batches).step)
     return steps, th.variant
 
 
@@ -384,18 +398,20 @@ def main(argv: list[str] | None = None) -> None:
     s = rec["seconds"]
     if "best" not in rec:
         print(f"losses agree over {args.check_steps} steps: torch {' '.join(f'{v:.5f}' for v in losses['torch'])}")
-        print(f"  {'torch':28s} {s['torch'] * 1e6:9.1f} us")
+        width = max(map(len, s))
+        print(f"  {'torch':{width}s} {s['torch'] * 1e6:9.1f} us")
         for name, ratio in rec["ratio_vs_torch"].items():
-            print(f"  {name:28s} {s[name] * 1e6:9.1f} us   ratio to torch {ratio:.2f}")
+            print(f"  {name:{width}s} {s[name] * 1e6:9.1f} us   ratio to torch {ratio:.2f}")
         print(f"ratio aakaar/torch {rec['ratio_vs_torch']['aakaar']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
     else:
         print(f"losses agree over {args.check_steps} steps at every thread count")
+        width = max(map(len, s))
         for n in rec["threads"]:
             torch_name = f"torch, {_thread_label(n)}"
-            print(f"  {torch_name:40s} {s[torch_name] * 1e6:9.1f} us")
+            print(f"  {torch_name:{width}s} {s[torch_name] * 1e6:9.1f} us")
             for name, ratio in rec["ratio_vs_torch"].items():
                 if name.endswith(f", {_thread_label(n)}"):
-                    print(f"  {name:40s} {s[name] * 1e6:9.1f} us   ratio to torch at {_thread_label(n)} {ratio:.2f}")
+                    print(f"  {name:{width}s} {s[name] * 1e6:9.1f} us   ratio to torch at {_thread_label(n)} {ratio:.2f}")
         b = rec["best"]
         print(f"each at its fastest: aakaar {b['aakaar']['seconds'] * 1e6:.1f} us ({_thread_label(b['aakaar']['threads'])}), "
               f"torch {b['torch']['seconds'] * 1e6:.1f} us ({_thread_label(b['torch']['threads'])}): "

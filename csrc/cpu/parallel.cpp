@@ -224,6 +224,14 @@ void set_num_threads(int n) { g_num_threads.store(n < 1 ? 1 : n, std::memory_ord
 
 bool in_parallel_region() { return t_in_chunk; }
 
+namespace {
+std::atomic<bool> g_split_among_awake{true};
+}  // namespace
+
+bool split_among_awake() { return g_split_among_awake.load(std::memory_order_relaxed); }
+
+void set_split_among_awake(bool enabled) { g_split_among_awake.store(enabled, std::memory_order_relaxed); }
+
 int awake_workers() {
   const Pool* p = g_pool.load(std::memory_order_acquire);
   return p != nullptr ? p->awake() : 0;

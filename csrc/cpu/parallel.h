@@ -27,6 +27,10 @@ bool in_parallel_region();
 // on a shared machine, so memory-bound loops too small to pay for a wake-up
 // still split among the awake ones (a training step's layers keep them so).
 int awake_workers();
+// Whether loops below their grain split among the awake workers (default on;
+// off only to measure what it is worth: bench.train_step --ablate).
+bool split_among_awake();
+void set_split_among_awake(bool enabled);
 
 namespace detail {
 using RangeFn = void (*)(const void* ctx, int64_t begin, int64_t end);

@@ -76,6 +76,9 @@ PYBIND11_MODULE(_C, m) {
   m.def("_cpu_awake_workers", &awake_workers,
         "How many workers of the CPU thread pool are awake (polling for the next job since their last one); "
         "elementwise loops too small to wake a thread still split among them. For tests.");
+  m.def("_set_split_among_awake_workers", &set_split_among_awake, py::arg("enabled"),
+        "Turns the split of small elementwise loops among awake workers on (the default) or off, "
+        "to measure what it is worth (bench.train_step --ablate).");
   m.def("cpu_isa", &cpu::isa_name, "Which build of the elementwise loops runs on this CPU: 'avx512', 'avx2' or 'baseline' (cap it with AAKAAR_CPU_ISA).");
   m.def("has_cuda_build", [] {
 #ifdef AAKAAR_WITH_CUDA

@@ -80,3 +80,19 @@ def test_bad_thread_counts_are_refused(bad, capsys):
     assert e.value.code == 2 and "thread counts" in capsys.readouterr().err
     with pytest.raises(ValueError, match="threads must be positive"):
         ts.run(threads=[0])
+
+
+def test_ablations_train_like_torch():
+    rec = ts.run(threads=2, rounds=2, ablate=True, data="random", check_steps=2, target_s=0.0005, warmup=1)
+    assert {"aakaar, no allocator cache", "aakaar, no split among awake workers"} <= set(rec["seconds"])
+
+
+def test_a_switched_off_fast_path_is_switched_on_again_even_after_an_error():
+    calls = []
+
+    def failing_step():
+        raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError, match="boom"):
+        ts._with_switch_off(failing_step, calls.append)()
+    assert calls == [False, True]
