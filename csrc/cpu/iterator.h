@@ -59,7 +59,7 @@ class StridedLoop {
     const int64_t total = numel();
     if (total == 0) return;
     int64_t max_chunks = INT64_MAX;
-    if (total / 2 < grain && split_among_awake()) {
+    if (total / 2 < grain && get_num_threads() > 1 && split_among_awake()) {
       const int awake = awake_workers();
       if (awake > 0) {
         grain = std::max<int64_t>(1, grain / 8);

@@ -23,9 +23,10 @@ void set_num_threads(int n);
 bool in_parallel_region();
 // How many of the pool's workers are awake: they finished a chunk less than the
 // spin time ago and are still polling for the next job. Handing one a chunk
-// costs about a microsecond; waking a sleeping one costs tens of microseconds
-// on a shared machine, so memory-bound loops too small to pay for a wake-up
-// still split among the awake ones (a training step's layers keep them so).
+// costs an atomic claim; waking a sleeping one costs a system call and tens of
+// microseconds on a shared machine, so memory-bound loops too small to pay for
+// a wake-up still split among the awake ones (a training step's layers keep
+// them so; bench.train_step --ablate shows what that is worth).
 int awake_workers();
 // Whether loops below their grain split among the awake workers (default on;
 // off only to measure what it is worth: bench.train_step --ablate).
