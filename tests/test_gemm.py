@@ -312,7 +312,7 @@ def test_bias_bad_inputs():
 
 
 def test_portable_fallback_in_a_subprocess():
-    # AAKAAR_GEMM_ISA=baseline makes the library behave as on a CPU without
+    # AAKAAR_CPU_ISA=baseline makes the library behave as on a CPU without
     # AVX2/FMA: v4 is not offered and v5 / the library run the portable kernel.
     import os
     import subprocess
@@ -336,7 +336,7 @@ for dt in (np.float32, np.float64):
         assert np.allclose(got, ref, rtol=tol, atol=tol), abs(got - ref).max()
 print("portable ok")
 """
-    env = dict(os.environ, AAKAAR_GEMM_ISA="baseline")
+    env = dict(os.environ, AAKAAR_CPU_ISA="baseline")
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          timeout=300)
     assert res.returncode == 0, res.stderr
@@ -345,7 +345,7 @@ print("portable ok")
 
 
 def test_avx2_cap_in_a_subprocess():
-    # AAKAAR_GEMM_ISA=avx2 turns the AVX-512 kernels off: v5 and the library
+    # AAKAAR_CPU_ISA=avx2 turns the AVX-512 kernels off: v5 and the library
     # then run the 6 x 16 AVX2 kernel, with the same results.
     import os
     import subprocess
@@ -369,7 +369,7 @@ for dt in (np.float32, np.float64):
         assert np.allclose(got, ref, rtol=tol, atol=tol), abs(got - ref).max()
 print("avx2 ok")
 """
-    env = dict(os.environ, AAKAAR_GEMM_ISA="avx2")
+    env = dict(os.environ, AAKAAR_CPU_ISA="avx2")
     res = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == "avx2 ok"

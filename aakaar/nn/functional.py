@@ -1,9 +1,14 @@
 """Stateless layer functions: ``F.linear(x, w, b)`` is what ``nn.Linear`` calls.
 
-Every function here composes tensor ops of the compiled core, so the C++
-autograd engine differentiates it with no extra code. Where a naive
-composition would misbehave (an overflowing branch of ``where``, a gradient
-flowing into a padding row) the comment says how it is avoided.
+Two functions are single fused ops of the compiled core, each with one
+autograd node: ``linear`` (the GEMM with its bias and activation) and
+``cross_entropy`` (softmax, the pick of the target and the reduction in one
+op). Both are entries of the backend table (``csrc/core/backend.h``); on a
+device without them the core composes ordinary ops. Every other function here
+composes tensor ops, so the C++ autograd engine differentiates it with no extra
+code. Where a naive composition would misbehave (an overflowing branch of
+``where``, a gradient flowing into a padding row) the comment says how it is
+avoided.
 
 Losses are the minimal versions the layer tests and the MLP benchmark need;
 the full loss chapter (fused kernels, every reduction and option) comes later.

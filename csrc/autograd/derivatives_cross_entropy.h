@@ -8,6 +8,6 @@ namespace aakaar::autograd {
 // Records loss = cross_entropy(x, t) with its backward. e (N, C) holds exp(x_i - max x_i)
 // and inv (N) 1 / sum_j e_ij, as the forward computed them: softmax(x) = e * inv.
 void record_cross_entropy(const TensorPtr& loss, const TensorPtr& x, const TensorPtr& t, const TensorPtr& e,
-                          const TensorPtr& inv, ops::Reduction r);
+                          const TensorPtr& inv, Reduction r);
 
 }  // namespace aakaar::autograd

@@ -7,6 +7,6 @@ namespace aakaar::autograd {
 
 // Records out = act(x @ w^T + b) (b may be null) with its backward.
 void record_linear(const TensorPtr& out, const TensorPtr& x, const TensorPtr& w, const TensorPtr& b,
-                   ops::LinearActivation act);
+                   LinearActivation act);
 
 }  // namespace aakaar::autograd

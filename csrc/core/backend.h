@@ -1,6 +1,11 @@
-// The per-device dispatch table. Op code (csrc/ops) checks arguments, works
-// out shapes and dtypes, allocates outputs, and then calls backend(device).X:
-// a CUDA backend registers its own table and no op needs to change.
+// The per-device dispatch table: the only road from ops to kernels.
+//
+// Op code (csrc/ops) and the backward formulas (csrc/autograd) check
+// arguments, work out shapes and dtypes, allocate outputs, and then call
+// backend(device).X. They never include a header of csrc/cpu or csrc/cuda
+// (tests/core/test_one_road.py fails if they do): each device registers its
+// own table (cpu/backend_cpu.cpp, cuda/backend_cuda.cu), and no op needs to
+// change when a device is added.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +41,12 @@ struct UnaryParams {
   bool has_a = false, has_b = false;
 };
 enum class ReduceOp : int8_t { Sum, Prod, Max, Min, All, Any };
+// How a loss is reduced over the batch (PyTorch's reduction='none'|'mean'|'sum').
+enum class Reduction : int8_t { None, Mean, Sum };
+// The activation a fused Linear applies to its output.
+enum class LinearActivation : int8_t { None, ReLU };
 
+// [[book:backend_table]]
 struct Backend {
   StoragePtr (*allocate)(size_t nbytes, Device device);
   // dst and src have the same shape (src may have 0 strides); converts dtype.
@@ -61,7 +71,36 @@ struct Backend {
   // Philox random numbers into a contiguous tensor.
   void (*random_uniform)(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high);
   void (*random_normal)(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std);
+
+  // ---- Fused kernels: one pass where the primitives above would take several. ----
+  // Nullable: a device without one leaves it null, and the op composes the
+  // primitives instead (each recording its own backward), as PyTorch falls back
+  // to a composite. Ops allocate every output (fresh, contiguous) before the call.
+
+  // out (M, N) = act(x @ w^T + b): x (M, K), w (N, K), b (N,) or null; any strides.
+  void (*linear)(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b,
+                 LinearActivation act) = nullptr;
+  // Linear's backward from g (M, N), with g' = g where y > 0 and 0 elsewhere when
+  // y (the saved ReLU output) is given, else g' = g: grad_x (M, K) = g' @ w,
+  // grad_w (N, K) = g'^T @ x, grad_b (N,) = column sums of g'. Null outputs are skipped.
+  void (*linear_backward)(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
+                          const Tensor& x, const Tensor& w, const Tensor* y) = nullptr;
+  // Softmax cross-entropy of logits x (N, C) and int64 targets t (N,) that the
+  // op has checked are in [0, C): loss is (N,) for Reduction::None, else 0-d;
+  // e (N, C) gets exp(x_i - max x_i) and inv (N,) 1 / sum_j e_ij, for the backward.
+  void (*cross_entropy)(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x, const Tensor& t,
+                        Reduction r) = nullptr;
+  // grad (N, C) = (e * inv - onehot(t)) * g_i from the forward's e and inv, with
+  // g_i = g / N (mean), g (sum) or g[i] (none).
+  void (*cross_entropy_backward)(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
+                                 const Tensor& inv, Reduction r) = nullptr;
+  // out = a + alpha * b (torch.add's alpha) in one pass: float32 or float64, one
+  // dtype, b already broadcast to out's shape; out may be a itself (add_).
+  void (*add_scaled)(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = nullptr;
+  // out = a + w * (b - a) (torch.lerp with a number as weight), same conditions.
+  void (*lerp_scalar)(const Tensor& out, const Tensor& a, const Tensor& b, double w) = nullptr;
 };
+// [[/book:backend_table]]
 
 void register_backend(DeviceType type, const Backend* table);
 // The table for device, or a RuntimeError saying the device is not available.

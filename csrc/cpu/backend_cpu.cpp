@@ -33,9 +33,9 @@ void fill(const Tensor& dst, Scalar value) {
   });
 }
 
-void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) { kernels().binary(op, out, a, b); }
-void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) { kernels().unary(op, out, in, p); }
-void copy(const Tensor& dst, const Tensor& src) { kernels().copy(dst, src); }
+void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) { isa_kernels().binary(op, out, a, b); }
+void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) { isa_kernels().unary(op, out, in, p); }
+void copy(const Tensor& dst, const Tensor& src) { isa_kernels().copy(dst, src); }
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
   AK_DISPATCH_ALL(out.dtype, "where", [&](auto tag) {
@@ -147,8 +147,19 @@ void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mea
   });
 }
 
-const Backend kCpuBackend{allocate, copy,      fill,    binary, unary,  where,          reduce,         arg_reduce,
-                          softmax,  cumsum,    bmm,     gather, scatter, random_uniform, random_normal};
+// The one-pass a + alpha * b and lerp of the CPU's ISA build (elementwise_loops.h).
+void add_scaled(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) {
+  isa_kernels().add_scaled(out, a, b, alpha);
+}
+void lerp_scalar(const Tensor& out, const Tensor& a, const Tensor& b, double w) {
+  isa_kernels().lerp_scalar(out, a, b, w);
+}
+
+const Backend kCpuBackend{
+    allocate, copy, fill, binary, unary, where, reduce, arg_reduce, softmax, cumsum, bmm, gather, scatter,
+    random_uniform, random_normal,
+    // fused kernels
+    linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }

@@ -9,4 +9,13 @@ void arg_reduce(bool is_max, const Tensor& values, const Tensor& indices, const 
 void softmax(const Tensor& out, const Tensor& in, int64_t dim, bool log);
 void cumsum(const Tensor& out, const Tensor& in, int64_t dim);
 
+// Fused kernels (cpu/fused/): the nullable entries of the table, as core/backend.h describes them.
+void linear(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, LinearActivation act);
+void linear_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
+                     const Tensor& x, const Tensor& w, const Tensor* y);
+void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x, const Tensor& t,
+                   Reduction r);
+void cross_entropy_backward(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
+                            const Tensor& inv, Reduction r);
+
 }  // namespace aakaar::cpu

@@ -1,8 +1,9 @@
 // Inner loops of the CPU elementwise kernels.
 //
-// This header is compiled twice: by elementwise.cpp for any x86-64 (SSE2)
-// and by elementwise_avx2.cpp with -mavx2 -mfma; the library picks one at run
-// time (cpu/isa.h). AK_KERNEL_NS names the namespace of each copy.
+// This header is compiled three times: by elementwise.cpp for any x86-64
+// (SSE2), by elementwise_avx2.cpp with -mavx2 -mfma and by
+// elementwise_avx512.cpp with AVX-512; the library picks one at run time
+// (cpu/isa.h). AK_KERNEL_NS names the namespace of each copy.
 #include <cmath>
 #ifdef __AVX2__
 #include <immintrin.h>

@@ -1,6 +1,10 @@
-// Run-time choice between the baseline and the AVX2/FMA builds of the hot
-// loops: the default build never assumes more than the baseline ISA, so one
-// wheel runs everywhere and is still fast where AVX2 exists.
+// The one switch for the instruction set. The default build never assumes
+// more than baseline x86-64, so one wheel runs everywhere; the hot code is
+// compiled again with AVX2/FMA (files named *_avx2.cpp) and AVX-512
+// (*_avx512.cpp), and the widest build this CPU runs is chosen once, here, for
+// every kernel family: the elementwise loops and row reductions below and the
+// GEMM micro-kernels (cpu/gemm). AAKAAR_CPU_ISA=baseline|avx2|avx512 in the
+// environment caps the choice (the tests use it to run every build on one CPU).
 #pragma once
 #include <cstdint>
 
@@ -28,10 +32,19 @@ namespace avx2 { AK_ISA_DECLS }
 namespace avx512 { AK_ISA_DECLS }
 #undef AK_ISA_DECLS
 
-bool has_avx2();
-bool has_avx512();
+// Ordered: a CPU that runs one level runs every level below it.
+enum class Isa : int8_t { Baseline, Avx2, Avx512 };
 
-struct ElementwiseKernels {
+// The widest level this CPU runs (AVX2 counts only with FMA; AVX-512 means
+// F, DQ, BW and VL), capped by AAKAAR_CPU_ISA; detected once.
+Isa isa();
+inline bool isa_at_least(Isa level) { return isa() >= level; }
+// "avx512", "avx2" or "baseline": the level isa() chose.
+const char* isa_name();
+
+// The vector loops compiled once per level (elementwise_loops.h), for the
+// level isa() chose.
+struct IsaKernels {
   void (*binary)(BinaryOp, const Tensor&, const Tensor&, const Tensor&);
   void (*unary)(UnaryOp, const Tensor&, const Tensor&, UnaryParams);
   void (*copy)(const Tensor&, const Tensor&);
@@ -48,10 +61,6 @@ struct ElementwiseKernels {
   double (*max_f64)(const double*, int64_t, double);
   double (*min_f64)(const double*, int64_t, double);
 };
-// The best build for this CPU, chosen once. AAKAAR_CPU_ISA=baseline|avx2
-// in the environment caps the choice (tests use it to check every build).
-const ElementwiseKernels& kernels();
-// "avx512", "avx2" or "baseline": the build kernels() returns.
-const char* isa_name();
+const IsaKernels& isa_kernels();
 
 }  // namespace aakaar::cpu

@@ -6,6 +6,7 @@
 // over one contiguous-or-strided run of elements, which is where the time goes
 // and where the compiler can vectorise.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -15,23 +16,6 @@
 #include "cpu/parallel.h"
 
 namespace aakaar::cpu {
-
-// [[book:broadcast_shapes]]
-// Shapes are aligned at their last dimension; each pair of sizes must be equal
-// or one of them 1 (which is stretched). Missing leading dims count as 1.
-inline Shape broadcast_shapes(const Shape& a, const Shape& b) {
-  const size_t n = std::max(a.size(), b.size());
-  Shape out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    AK_CHECK(da == db || da == 1 || db == 1, ValueError, "shapes ", shape_str(a), " and ", shape_str(b),
-             " cannot be broadcast together (dimension ", i, ": ", da, " vs ", db, ")");
-    out[i] = da == 1 ? db : da;
-  }
-  return out;
-}
-// [[/book:broadcast_shapes]]
 
 // N operands (operand 0 is the output), all of one shape, strides in bytes.
 template <int N>

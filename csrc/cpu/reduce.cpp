@@ -23,15 +23,15 @@ struct Reducer {
     if (stride == sizeof(T)) {  // contiguous: the vectorised loops
       if constexpr (std::is_same_v<T, float>) {
         const float* x = reinterpret_cast<const float*>(p);
-        if (op == ReduceOp::Sum) return acc + kernels().sum_f32(x, n);
-        if (op == ReduceOp::Max) return kernels().max_f32(x, n, acc);
-        if (op == ReduceOp::Min) return kernels().min_f32(x, n, acc);
+        if (op == ReduceOp::Sum) return acc + isa_kernels().sum_f32(x, n);
+        if (op == ReduceOp::Max) return isa_kernels().max_f32(x, n, acc);
+        if (op == ReduceOp::Min) return isa_kernels().min_f32(x, n, acc);
       }
       if constexpr (std::is_same_v<T, double>) {
         const double* x = reinterpret_cast<const double*>(p);
-        if (op == ReduceOp::Sum) return acc + kernels().sum_f64(x, n);
-        if (op == ReduceOp::Max) return kernels().max_f64(x, n, acc);
-        if (op == ReduceOp::Min) return kernels().min_f64(x, n, acc);
+        if (op == ReduceOp::Sum) return acc + isa_kernels().sum_f64(x, n);
+        if (op == ReduceOp::Max) return isa_kernels().max_f64(x, n, acc);
+        if (op == ReduceOp::Min) return isa_kernels().min_f64(x, n, acc);
       }
     }
     for (int64_t i = 0; i < n; ++i) acc = combine(acc, *reinterpret_cast<const T*>(p + i * stride));

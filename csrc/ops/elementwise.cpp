@@ -1,17 +1,10 @@
 // Elementwise ops: broadcasting, type promotion, in-place rules.
 #include "autograd/derivatives.h"
 #include "core/error.h"
-#include "cpu/isa.h"
-#include "cpu/iterator.h"
+#include "core/shape.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
-
-Shape broadcast_shapes(const std::vector<Shape>& shapes) {
-  Shape out;
-  for (const Shape& s : shapes) out = cpu::broadcast_shapes(out, s);
-  return out;
-}
 
 DType result_type(const TensorPtr& a, const TensorPtr& b) { return promote_types(a->dtype, b->dtype); }
 
@@ -92,11 +85,12 @@ bool can_cast(DType from, DType to) {
 
 }  // namespace
 
+// [[book:binary_op]]
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   check_same_device(a, b, op_name(op));
   check_bool_sub(op, a->dtype, b->dtype);
   const DType dt = compute_dtype(op, result_type(a, b));
-  const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
+  const Shape shape = broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
   check_int_divisor(op, dt, cb);
   TensorPtr out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : dt, a->device());
@@ -106,6 +100,7 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   if (is_floating(out->dtype) && autograd::should_record({&ca, &cb})) autograd::record_binary(op, out, ca, cb);
   return out;
 }
+// [[/book:binary_op]]
 
 TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse) {
   check_bool_sub(op, a->dtype, b.kind == Scalar::Kind::Bool ? DType::Bool : a->dtype);
@@ -130,7 +125,7 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   const DType out_dt = is_comparison(op) ? DType::Bool : dt;
   AK_CHECK(can_cast(out_dt, self->dtype), TypeError, op_name(op), "_: result type ", dtype_name(out_dt),
            " can't be cast to the desired output type ", dtype_name(self->dtype));
-  const Shape shape = cpu::broadcast_shapes(self->shape, other->shape);
+  const Shape shape = broadcast_shapes(self->shape, other->shape);
   AK_CHECK(shape == self->shape, ValueError, op_name(op), "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
   AK_CHECK(!has_internal_overlap(*self), RuntimeError, op_name(op),
@@ -169,8 +164,9 @@ bool alpha_is_one(Scalar alpha) { return alpha.kind != Scalar::Kind::Float && al
 // The factor of b in a + factor * b.
 double signed_alpha(BinaryOp op, Scalar alpha) { return op == BinaryOp::Sub ? -alpha.to_double() : alpha.to_double(); }
 
+// Whether the device's backend has the one-pass a + alpha * b for this dtype.
 bool fused_alpha(DType dt, const Device& device) {
-  return device.type == DeviceType::CPU && (dt == DType::Float32 || dt == DType::Float64);
+  return backend(device).add_scaled && (dt == DType::Float32 || dt == DType::Float64);
 }
 }  // namespace
 
@@ -180,9 +176,9 @@ TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scal
   check_alpha(op, a->dtype, b->dtype, dt, alpha);
   if (alpha_is_one(alpha)) return binary(op, a, b);
   if (fused_alpha(dt, a->device()) && !autograd::should_record({&a, &b})) {
-    const Shape shape = cpu::broadcast_shapes(a->shape, b->shape);
+    const Shape shape = broadcast_shapes(a->shape, b->shape);
     TensorPtr out = Tensor::empty(shape, dt, a->device());
-    cpu::kernels().add_scaled(*out, *expand(to_dtype(a, dt), shape), *expand(to_dtype(b, dt), shape),
+    backend(a->device()).add_scaled(*out, *expand(to_dtype(a, dt), shape), *expand(to_dtype(b, dt), shape),
                               signed_alpha(op, alpha));
     return out;
   }
@@ -197,8 +193,8 @@ void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, S
   const bool same_view = same_memory && other->offset == self->offset && other->strides == self->strides;
   if (fused_alpha(self->dtype, self->device()) && other->dtype == self->dtype && (!same_memory || same_view) &&
       !autograd::inplace_needs_history(self, {&other}) &&
-      cpu::broadcast_shapes(self->shape, other->shape) == self->shape && !has_internal_overlap(*self)) {
-    cpu::kernels().add_scaled(*self, *self, *expand(other, self->shape), signed_alpha(op, alpha));
+      broadcast_shapes(self->shape, other->shape) == self->shape && !has_internal_overlap(*self)) {
+    backend(self->device()).add_scaled(*self, *self, *expand(other, self->shape), signed_alpha(op, alpha));
     self->storage->bump_version();
     return;
   }
@@ -231,10 +227,10 @@ TensorPtr lerp_step(const TensorPtr& self, const TensorPtr& end, const TensorPtr
 
 TensorPtr lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
   check_lerp(self, end, weight);
-  if (!weight && self->device().type == DeviceType::CPU && !autograd::should_record({&self, &end})) {
-    const Shape shape = cpu::broadcast_shapes(self->shape, end->shape);
+  if (!weight && backend(self->device()).lerp_scalar && !autograd::should_record({&self, &end})) {
+    const Shape shape = broadcast_shapes(self->shape, end->shape);
     TensorPtr out = Tensor::empty(shape, self->dtype, self->device());
-    cpu::kernels().lerp_scalar(*out, *expand(self, shape), *expand(end, shape), w);
+    backend(self->device()).lerp_scalar(*out, *expand(self, shape), *expand(end, shape), w);
     return out;
   }
   return binary(BinaryOp::Add, self, lerp_step(self, end, weight, w));
@@ -244,10 +240,10 @@ void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight,
   check_lerp(self, end, weight);
   const bool same_memory = end->storage == self->storage;
   const bool same_view = same_memory && end->offset == self->offset && end->strides == self->strides;
-  if (!weight && self->device().type == DeviceType::CPU && (!same_memory || same_view) &&
+  if (!weight && backend(self->device()).lerp_scalar && (!same_memory || same_view) &&
       !autograd::inplace_needs_history(self, {&end}) &&
-      cpu::broadcast_shapes(self->shape, end->shape) == self->shape && !has_internal_overlap(*self)) {
-    cpu::kernels().lerp_scalar(*self, *self, *expand(end, self->shape), w);
+      broadcast_shapes(self->shape, end->shape) == self->shape && !has_internal_overlap(*self)) {
+    backend(self->device()).lerp_scalar(*self, *self, *expand(end, self->shape), w);
     self->storage->bump_version();
     return;
   }
@@ -316,7 +312,7 @@ TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
 TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value) {
   AK_CHECK(mask->dtype == DType::Bool, TypeError, "masked_fill: mask must be a bool tensor, got ",
            dtype_name(mask->dtype));
-  const Shape shape = cpu::broadcast_shapes(t->shape, mask->shape);
+  const Shape shape = broadcast_shapes(t->shape, mask->shape);
   AK_CHECK(shape == t->shape, ValueError, "masked_fill: mask of shape ", shape_str(mask->shape),
            " does not broadcast to the tensor's shape ", shape_str(t->shape));
   AK_CHECK(!(value.kind == Scalar::Kind::Float && !is_floating(t->dtype)), TypeError,

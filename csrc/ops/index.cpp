@@ -5,6 +5,7 @@
 
 #include "autograd/derivatives.h"
 #include "core/error.h"
+#include "core/shape.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
@@ -137,7 +138,9 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
   const int64_t nb = shape_numel(plan.index_shape);
   plan.base_offsets.assign(nb, t->offset);
   for (int64_t d : dims) {
-    TensorPtr idx = checked_indices(contiguous(expand(indices[d], plan.index_shape)), t->shape[d], d, true, "index");
+    // Offsets are worked out on the host, so a device's indices are read from a host copy.
+    TensorPtr idx = checked_indices(contiguous(to_device(expand(indices[d], plan.index_shape), Device{})),
+                                    t->shape[d], d, true, "index");
     const int64_t* p = idx->data<int64_t>();
     for (int64_t b = 0; b < nb; ++b) plan.base_offsets[b] += p[b] * t->strides[d];
   }
@@ -173,20 +176,37 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
   return plan;
 }
 
+// The element offsets the plan selects, in (B, rest) order, as an int64 tensor
+// on `device`: with them advanced indexing is one backend gather (or scatter)
+// over the storage seen as a flat vector.
+TensorPtr flat_offsets(const AdvancedIndexPlan& plan, Device device) {
+  const int64_t nb = static_cast<int64_t>(plan.base_offsets.size());
+  const int64_t nr = static_cast<int64_t>(plan.rest_offsets.size());
+  TensorPtr offsets = Tensor::empty({nb * nr}, DType::Int64);
+  int64_t* o = offsets->data<int64_t>();
+  for (int64_t b = 0; b < nb; ++b)
+    for (int64_t r = 0; r < nr; ++r) o[b * nr + r] = plan.base_offsets[b] + plan.rest_offsets[r];
+  return to_device(offsets, device);
+}
+
+// Every element of t's storage as one 1-d tensor, so that element offsets index it directly.
+Tensor storage_as_flat(const TensorPtr& t) {
+  const int64_t n = static_cast<int64_t>(t->storage->nbytes()) / t->element_size();
+  return Tensor(t->storage, 0, {n}, {1}, t->dtype);
+}
+
+// A contiguous tensor seen as 1-d.
+Tensor flat_view(const TensorPtr& t) { return Tensor(t->storage, t->offset, {t->numel()}, {1}, t->dtype); }
+
 }  // namespace
 
 TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
-  AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, "advanced indexing is implemented on cpu only");
   const AdvancedIndexPlan plan = plan_advanced(t, indices);
   Shape layout = plan.index_shape;
   layout.insert(layout.end(), plan.rest_shape.begin(), plan.rest_shape.end());
   TensorPtr out = Tensor::empty(layout, t->dtype, t->device());
-  const int64_t size = t->element_size(), nr = static_cast<int64_t>(plan.rest_offsets.size());
-  const char* src = static_cast<const char*>(t->storage->data());
-  char* dst = out->data_ptr();
-  for (size_t b = 0; b < plan.base_offsets.size(); ++b)
-    for (int64_t r = 0; r < nr; ++r)
-      std::memcpy(dst + (b * nr + r) * size, src + (plan.base_offsets[b] + plan.rest_offsets[r]) * size, size);
+  if (out->numel() > 0)
+    backend(t->device()).gather(flat_view(out), storage_as_flat(t), 0, *flat_offsets(plan, t->device()));
   {
     autograd::GradModeGuard no_grad(false);  // layout only; the op is recorded as a whole below
     out = contiguous(permute(out, plan.to_result));
@@ -208,7 +228,6 @@ TensorPtr index_put(const TensorPtr& t, const std::vector<TensorPtr>& indices, c
 }
 
 void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate) {
-  AK_CHECK(t->device().type == DeviceType::CPU, RuntimeError, "index assignment is implemented on cpu only");
   if (autograd::inplace_needs_history(t, {&values}))
     return autograd::inplace_with_history(t, "index_put_", [&] { return index_put(t, indices, values, accumulate); });
   const AdvancedIndexPlan plan = plan_advanced(t, indices);
@@ -222,24 +241,15 @@ void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const
   for (size_t k = 0; k < plan.to_result.size(); ++k) inverse[plan.to_result[k]] = static_cast<int64_t>(k);
   v = contiguous(permute(v, inverse));
   if (v->storage == t->storage) v = clone(v);
-  const int64_t nr = static_cast<int64_t>(plan.rest_offsets.size());
-  AK_DISPATCH_ALL(t->dtype, "index_put_", [&](auto tag) {
-    using T = decltype(tag);
-    T* dst = static_cast<T*>(t->storage->data());
-    const T* src = v->data<T>();
-    for (size_t b = 0; b < plan.base_offsets.size(); ++b)
-      for (int64_t r = 0; r < nr; ++r) {
-        T& o = dst[plan.base_offsets[b] + plan.rest_offsets[r]];
-        const T x = src[b * nr + r];
-        if constexpr (std::is_same_v<T, bool>) o = accumulate ? (o || x) : x;
-        else o = accumulate ? static_cast<T>(o + x) : x;
-      }
-  });
+  if (v->numel() > 0)
+    backend(t->device()).scatter(storage_as_flat(t), 0, *flat_offsets(plan, t->device()), flat_view(v), accumulate);
   t->storage->bump_version();
 }
 
 TensorPtr nonzero(const TensorPtr& t) {
-  TensorPtr b = contiguous(to_dtype(t, DType::Bool));
+  // The result's size depends on the values, so they are counted on the host
+  // (a device tensor is copied first, as PyTorch synchronises for it too).
+  TensorPtr b = contiguous(to_dtype(to_device(t, Device{}), DType::Bool));
   const bool* p = b->data<bool>();
   const int64_t n = b->numel(), nd = t->ndim();
   int64_t count = 0;
@@ -255,7 +265,7 @@ TensorPtr nonzero(const TensorPtr& t) {
     }
     ++row;
   }
-  return out;
+  return to_device(out, t->device());
 }
 
 TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim) {

@@ -1,15 +1,13 @@
 // The Linear layer as one op: out = act(x @ W^T + b).
 //
-// Written as three ops (matmul, add, relu) a layer makes three passes over
-// its output and three temporaries, and records three autograd nodes. Here
-// the GEMM adds the bias and applies the ReLU to each tile of the output
-// while the tile is still in cache (cpu::gemm_bias_act), and one node holds
-// the whole backward (autograd/derivatives_linear.cpp). W^T is not copied:
-// it is W read with its two strides swapped.
+// A device whose backend has the fused kernel (the CPU's is in
+// cpu/fused/linear.cpp) computes it in one GEMM with the bias and the
+// activation applied to each tile, and one autograd node holds the whole
+// backward (autograd/derivatives_linear.cpp). A device without it gets the
+// same function from ordinary ops: matmul, add and relu, each recorded.
 #include "autograd/derivatives_linear.h"
 #include "autograd/function.h"
 #include "core/error.h"
-#include "cpu/gemm/gemm.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
@@ -43,24 +41,12 @@ TensorPtr linear_composite(const TensorPtr& x, const TensorPtr& w, const TensorP
   return out;
 }
 
-// [[book:linear_forward]]
-template <typename T>
-void linear_cpu(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, LinearActivation act) {
-  const int64_t M = x.shape[0], K = x.shape[1], N = w.shape[0];
-  // B = W^T: element (k, j) of B is W[j, k], so B's row stride is W's column stride.
-  cpu::gemm_bias_act<T>(M, N, K, T(1), x.data<T>(), x.strides[0], x.strides[1],
-                        w.data<T>(), w.strides[1], w.strides[0], T(0),
-                        out.data<T>(), out.strides[0], out.strides[1],
-                        b ? b->data<T>() : nullptr, b ? b->strides[0] : 0,
-                        act == LinearActivation::ReLU ? cpu::GemmActivation::ReLU : cpu::GemmActivation::None);
-}
-// [[/book:linear_forward]]
-
 }  // namespace
 
 TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, LinearActivation act) {
   check_linear_args(x, w, b);
-  if (x->device().type != DeviceType::CPU) return linear_composite(x, w, b, act);
+  const Backend& be = backend(x->device());
+  if (!be.linear) return linear_composite(x, w, b, act);
   const int64_t K = w->shape[1], N = w->shape[0];
   if (x->ndim() != 2) {
     // (..., K) -> (rows, K), a view whenever the leading dims can be merged;
@@ -71,11 +57,7 @@ TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, Lin
     return reshape(out2, lead);
   }
   TensorPtr out = Tensor::empty({x->shape[0], N}, x->dtype, x->device());
-  if (out->numel() > 0) {
-    AK_DISPATCH_FLOAT(x->dtype, "linear", [&](auto tag) {
-      linear_cpu<decltype(tag)>(*out, *x, *w, b.get(), act);
-    });
-  }
+  if (out->numel() > 0) be.linear(*out, *x, *w, b.get(), act);
   if (autograd::should_record({&x, &w, &b})) autograd::record_linear(out, x, w, b, act);
   return out;
 }

@@ -2,7 +2,7 @@
 // GEMM over 3-d operands with arbitrary strides (so transposes are free).
 #include "autograd/derivatives.h"
 #include "core/error.h"
-#include "cpu/iterator.h"
+#include "core/shape.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
@@ -53,7 +53,7 @@ TensorPtr matmul(const TensorPtr& a, const TensorPtr& b) {
   AK_CHECK(K == K2, ValueError, "matmul: shapes ", shape_str(a->shape), " and ", shape_str(b->shape),
            " cannot be multiplied (", K, " != ", K2, ")");
   const Shape batch_a(A->shape.begin(), A->shape.end() - 2), batch_b(B->shape.begin(), B->shape.end() - 2);
-  const Shape batch = cpu::broadcast_shapes(batch_a, batch_b);
+  const Shape batch = broadcast_shapes(batch_a, batch_b);
   const int64_t nb = shape_numel(batch);
   auto as_3d = [&](const TensorPtr& t, int64_t rows, int64_t cols) {
     Shape full = batch;

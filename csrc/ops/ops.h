@@ -21,7 +21,7 @@ TensorPtr arange(double start, double end, double step, DType dtype, Device devi
 TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device device = {});
 TensorPtr eye(int64_t n, int64_t m, DType dtype, Device device = {});
 
-// ---- random numbers (random.cpp) ----
+// ---- random numbers (creation.cpp) ----
 struct Generator {
   uint64_t seed = 0;
   uint64_t offset = 0;  // Philox blocks consumed so far
@@ -62,7 +62,6 @@ void copy_(const TensorPtr& dst, const TensorPtr& src);  // src broadcast to dst
 void fill_(const TensorPtr& dst, Scalar value);
 
 // ---- elementwise (elementwise.cpp) ----
-Shape broadcast_shapes(const std::vector<Shape>& shapes);
 DType result_type(const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse);
@@ -118,14 +117,14 @@ TensorPtr bmm(const TensorPtr& a, const TensorPtr& b);
 // ---- the fused Linear layer (linear.cpp) ----
 // act(x @ w^T + b): x (..., in), w (out, in), b (out,) or null. One GEMM call
 // with the bias and activation fused into it, and one autograd node.
-enum class LinearActivation : int8_t { None, ReLU };
+// (LinearActivation is in core/backend.h.)
 TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, LinearActivation act);
 
 // ---- the fused softmax cross-entropy loss (cross_entropy.cpp) ----
 // -log softmax(logits)[i, target[i]] for logits (N, C) float and target (N,)
 // int64 in [0, C), reduced over the batch (mean, sum or none): one op and one
 // autograd node, where log_softmax, gather, squeeze, neg, mean are five.
-enum class Reduction : int8_t { None, Mean, Sum };
+// (Reduction is in core/backend.h.)
 TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduction r);
 
 // Checks shared by ops.

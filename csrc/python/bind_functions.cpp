@@ -1,5 +1,6 @@
 // Module-level functions: creation, random numbers, joining, broadcasting.
 #include "core/error.h"
+#include "core/shape.h"
 #include "ops/ops.h"
 #include "python/convert.h"
 
@@ -115,7 +116,7 @@ void bind_functions(py::module_& m) {
   m.def("broadcast_shapes", [](py::args shapes) {
     std::vector<Shape> ss;
     for (py::handle s : shapes) ss.push_back(to_shape(s, "broadcast_shapes"));
-    return shape_tuple(ops::broadcast_shapes(ss));
+    return shape_tuple(broadcast_shapes(ss));
   }, "The shape that the given shapes broadcast to.");
   m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); }, "The dtype an operation on the two tensors computes in (the promotion table).");
   m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"), "Matrix product: 1-D operands are vectors, more dims are batches that broadcast.");

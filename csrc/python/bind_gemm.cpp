@@ -4,7 +4,7 @@
 //   run(version, a, b, *, alpha=1, beta=0, out=None, bias=None, relu=False, mc=0, kc=0, nc=0)
 //   matmul(a, b, *, alpha=1, beta=0, out=None, bias=None, relu=False)
 //                                     the library's gemm / gemm_bias_act (gemm.h)
-//   has_avx2_fma()
+//   has_avx2_fma(), has_avx512()     which micro-kernels run (cpu/isa.h)
 //   clock_ghz(), fma_peak_gflops()     the ceiling, measured (see probe.h)
 //
 // a and b are 2-D numpy arrays of float32 or float64 with any strides
@@ -25,6 +25,7 @@
 #include "cpu/gemm/gemm.h"
 #include "cpu/gemm/ladder.h"
 #include "cpu/gemm/probe.h"
+#include "cpu/isa.h"
 
 namespace py = pybind11;
 using namespace aakaar::cpu;
@@ -172,10 +173,10 @@ void bind_gemm(py::module_& m) {
   py::module_ g = m.def_submodule("gemm", "The CPU GEMM ladder (csrc/cpu/gemm).");
   g.def("versions", &gemm_ladder::versions,
         "Names of the ladder's versions this CPU can run, in order.");
-  g.def("has_avx2_fma", &gemm_ladder::cpu_has_avx2_fma,
-        "Whether this CPU runs the AVX2/FMA micro-kernels.");
-  g.def("has_avx512", &gemm_ladder::cpu_has_avx512_gemm,
-        "Whether this CPU runs the AVX-512 micro-kernels (AAKAAR_GEMM_ISA=avx2 or baseline turns them off).");
+  g.def("has_avx2_fma", [] { return isa_at_least(Isa::Avx2); },
+        "Whether the AVX2/FMA micro-kernels run (this CPU has them and AAKAAR_CPU_ISA does not cap them).");
+  g.def("has_avx512", [] { return isa_at_least(Isa::Avx512); },
+        "Whether the AVX-512 micro-kernels run (this CPU has them and AAKAAR_CPU_ISA does not cap them).");
   g.def("clock_ghz", &gemm_ladder::measure_clock_ghz,
         "The core clock in GHz, measured with dependent adds (0 if not measurable).");
   g.def("fma_peak_gflops", &gemm_ladder::measure_fma_gflops_avx2,

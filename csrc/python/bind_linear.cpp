@@ -24,13 +24,13 @@ TensorPtr tensor_arg(py::handle h, const char* name, bool optional) {
   return h.cast<TensorPtr>();
 }
 
-ops::LinearActivation activation_arg(py::handle h) {
-  if (h.is_none()) return ops::LinearActivation::None;
+LinearActivation activation_arg(py::handle h) {
+  if (h.is_none()) return LinearActivation::None;
   AK_CHECK(py::isinstance<py::str>(h), TypeError, "linear(): activation must be a string ('none' or 'relu'), got ",
            py::str(py::type::of(h).attr("__name__")).cast<std::string>());
   const std::string a = h.cast<std::string>();
-  if (a == "none") return ops::LinearActivation::None;
-  if (a == "relu") return ops::LinearActivation::ReLU;
+  if (a == "none") return LinearActivation::None;
+  if (a == "relu") return LinearActivation::ReLU;
   throw ValueError(str("linear(): activation must be 'none' or 'relu', got '", a, "'"));
 }
 

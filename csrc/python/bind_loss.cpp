@@ -20,11 +20,11 @@ TensorPtr tensor_arg(py::handle h, const char* fn, const char* name) {
   return h.cast<TensorPtr>();
 }
 
-ops::Reduction reduction_arg(py::handle h, const char* fn) {
+Reduction reduction_arg(py::handle h, const char* fn) {
   const std::string r = py::isinstance<py::str>(h) ? h.cast<std::string>() : std::string();
-  if (r == "mean") return ops::Reduction::Mean;
-  if (r == "sum") return ops::Reduction::Sum;
-  if (r == "none") return ops::Reduction::None;
+  if (r == "mean") return Reduction::Mean;
+  if (r == "sum") return Reduction::Sum;
+  if (r == "none") return Reduction::None;
   throw ValueError(str(fn, "(): reduction must be 'mean', 'sum' or 'none', got ",
                        py::repr(h).cast<std::string>()));
 }

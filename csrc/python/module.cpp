@@ -3,6 +3,10 @@
 // this one; bindings hold no logic of their own.
 #include <pybind11/pybind11.h>
 
+#include <cstdlib>
+#include <string>
+
+#include "core/backend.h"
 #include "core/error.h"
 #include "cpu/isa.h"
 #include "cpu/parallel.h"
@@ -21,6 +25,23 @@ void bind_loss(py::module_& m) __attribute__((weak));
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
 void bind_autograd(py::module_& m) __attribute__((weak));
+
+namespace {
+// No silent fallback: an instruction-set variable the library does not honour
+// is said once, at import, with what runs instead.
+void warn_about_isa_variables() {
+  auto warn = [](const std::string& msg) {
+    if (PyErr_WarnEx(PyExc_RuntimeWarning, msg.c_str(), 1) != 0) throw py::error_already_set();
+  };
+  const char* cap = std::getenv("AAKAAR_CPU_ISA");
+  if (cap && std::string(cap) != "baseline" && std::string(cap) != "avx2" && std::string(cap) != "avx512")
+    warn(std::string("AAKAAR_CPU_ISA='") + cap + "' is not one of baseline, avx2, avx512 and is ignored; the " +
+         cpu::isa_name() + " kernels run");
+  if (std::getenv("AAKAAR_GEMM_ISA"))
+    warn(std::string("AAKAAR_GEMM_ISA is no longer read: AAKAAR_CPU_ISA caps every kernel family, the GEMM's "
+                     "included; the ") + cpu::isa_name() + " kernels run");
+}
+}  // namespace
 
 PYBIND11_MODULE(_C, m) {
   m.doc() = "aakaar's compiled core: strided tensors, CPU kernels, dispatch by device.";
@@ -79,7 +100,22 @@ PYBIND11_MODULE(_C, m) {
   m.def("_set_split_among_awake_workers", &set_split_among_awake, py::arg("enabled"),
         "Turns the split of small elementwise loops among awake workers on (the default) or off, "
         "to measure what it is worth (bench.train_step --ablate).");
-  m.def("cpu_isa", &cpu::isa_name, "Which build of the elementwise loops runs on this CPU: 'avx512', 'avx2' or 'baseline' (cap it with AAKAAR_CPU_ISA).");
+  m.def("cpu_isa", &cpu::isa_name,
+        "Which build of the CPU kernels runs (elementwise loops, reductions, GEMM micro-kernels): "
+        "'avx512', 'avx2' or 'baseline' (cap it with AAKAAR_CPU_ISA).");
+  warn_about_isa_variables();
+  m.def("_backend_fused_kernels", [](const py::object& device) {
+    const Backend& be = backend(python::to_device(device));
+    py::dict has;
+    has["linear"] = be.linear != nullptr;
+    has["linear_backward"] = be.linear_backward != nullptr;
+    has["cross_entropy"] = be.cross_entropy != nullptr;
+    has["cross_entropy_backward"] = be.cross_entropy_backward != nullptr;
+    has["add_scaled"] = be.add_scaled != nullptr;
+    has["lerp_scalar"] = be.lerp_scalar != nullptr;
+    return has;
+  }, py::arg("device"),
+        "Which fused kernels the device's backend table has (the others are composed from primitives there).");
   m.def("has_cuda_build", [] {
 #ifdef AAKAAR_WITH_CUDA
     return true;

@@ -19,7 +19,10 @@ MARKERS = {
     "csrc/core/tensor.h": ["tensor_fields"],
     "csrc/core/tensor.cpp": ["contiguous_strides", "is_contiguous"],
     "csrc/ops/view.cpp": ["transpose", "expand", "view_strides"],
-    "csrc/cpu/iterator.h": ["broadcast_shapes", "coalesce", "strided_loop"],
+    "csrc/core/shape.h": ["broadcast_shapes"],
+    "csrc/core/backend.h": ["backend_table"],
+    "csrc/ops/elementwise.cpp": ["binary_op"],
+    "csrc/cpu/iterator.h": ["coalesce", "strided_loop"],
     "csrc/cpu/reduce.cpp": ["reduce_loop", "softmax"],
     "csrc/cpu/gemm/v0_naive.cpp": ["gemm_v0"],
     "csrc/cpu/gemm/v1_loop_order.cpp": ["gemm_v1"],
@@ -31,12 +34,12 @@ MARKERS = {
     "csrc/cpu/elementwise_loops.h": ["binary_run", "add_scaled"],
     "csrc/cpu/gemm/v5_threads.cpp": ["gemm_v5_split"],
     "csrc/cpu/gemm/packed.h": ["gemm_five_loops", "gemm_pack_a"],
-    "csrc/autograd/derivatives_linear.cpp": ["linear_backward"],
+    "csrc/cpu/fused/linear.cpp": ["linear_forward", "linear_backward"],
     "csrc/autograd/node.h": ["edge", "node"],
     "csrc/autograd/engine.cpp": ["accumulate_grad", "dependency_count", "engine_loop", "record", "saved_tensor_unpack"],
     "csrc/autograd/derivatives.cpp": ["amax_backward", "binary_add_mul", "bmm_backward", "index_backward",
                                       "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
-    "csrc/autograd/derivatives_cross_entropy.cpp": ["cross_entropy_backward"],
+    "csrc/cpu/fused/cross_entropy.cpp": ["cross_entropy_backward"],
 }
 
 

@@ -1,4 +1,4 @@
-"""Every build of the elementwise loops (baseline, AVX2, AVX-512) gives numpy's answers.
+"""Every build of the CPU kernels (baseline, AVX2, AVX-512) gives numpy's answers; one switch caps them all.
 
 The library runs the widest build the CPU has; AAKAAR_CPU_ISA caps it, so each build this machine
 can run is checked in a fresh interpreter.
@@ -77,3 +77,38 @@ def test_each_build_of_the_loops_matches_numpy(isa):
     r = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert r.stdout.strip() == isa, f"asked for {isa}, ran {r.stdout.strip()}"
+
+
+def _import_with(env_overrides: dict) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in ("AAKAAR_CPU_ISA", "AAKAAR_GEMM_ISA")}
+    env.update(env_overrides)
+    code = "import warnings; warnings.simplefilter('always'); import aakaar; g = aakaar._C.gemm; " \
+           "print(aakaar._C.cpu_isa(), g.has_avx2_fma(), g.has_avx512())"
+    return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+
+
+@pytest.mark.parametrize("isa", AVAILABLE)
+def test_one_switch_caps_the_gemm_kernels_too(isa):
+    """AAKAAR_CPU_ISA is the only switch: the GEMM micro-kernels follow the elementwise loops."""
+    r = _import_with({"AAKAAR_CPU_ISA": isa})
+    assert r.returncode == 0, r.stderr[-2000:]
+    name, avx2, avx512 = r.stdout.split()
+    assert name == isa
+    assert (avx2, avx512) == (str(isa != "baseline"), str(isa == "avx512"))
+    assert "Warning" not in r.stderr, r.stderr
+
+
+def test_an_unknown_isa_value_is_said_not_silently_ignored():
+    r = _import_with({"AAKAAR_CPU_ISA": "avx3"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "AAKAAR_CPU_ISA='avx3' is not one of baseline, avx2, avx512" in r.stderr
+    assert f"the {aakaar._C.cpu_isa()} kernels run" in r.stderr
+    assert r.stdout.split()[0] == aakaar._C.cpu_isa()
+
+
+def test_the_retired_gemm_variable_is_said_not_silently_ignored():
+    r = _import_with({"AAKAAR_GEMM_ISA": "baseline"})
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "AAKAAR_GEMM_ISA is no longer read: AAKAAR_CPU_ISA caps every kernel family" in r.stderr
+    # It caps nothing: the widest build still runs.
+    assert r.stdout.split()[0] == aakaar._C.cpu_isa()

@@ -1,6 +1,8 @@
-// The library's matrix multiplication: the top of the ladder (v5, with the
-// AVX2 kernel when the CPU has it), plus the cases where packing cannot pay
-// for itself.
+// The library's matrix multiplication: the top of the ladder (v5's threads
+// over the packed loops, with the widest micro-kernel cpu::isa() allows, and
+// v6's in-place reads for operands already in L2), plus the cases where
+// packing cannot pay for itself (tiny products: v1's loop; a few rows or
+// columns: thin.cpp).
 #include "cpu/gemm/gemm.h"
 
 #include "cpu/gemm/common.h"

@@ -1,47 +1,15 @@
-// The ladder's registry, run-time CPU dispatch, and v4's driver (the loops of
-// packed.h around the AVX2 kernel; the kernel itself is in
-// v4_microkernel_avx2.cpp, the only file built with -mavx2 -mfma).
+// The ladder's registry and the micro-kernel tables each rung runs: the
+// portable kernel (v3), AVX2 (v4_microkernel_avx2.cpp), AVX-512
+// (v4_microkernel_avx512.cpp, v6_direct_avx512.cpp), and the widest the CPU
+// runs as cpu::isa() chose it (v5 and the library). Only the *_avx2/*_avx512
+// files are compiled with those instruction sets; this one is baseline.
 #include "cpu/gemm/ladder.h"
-
-#include <cstdlib>
-#include <cstring>
 
 #include "cpu/gemm/microkernels.h"
 #include "cpu/gemm/packed.h"
 #include "cpu/isa.h"
 
 namespace aakaar::cpu::gemm_ladder {
-
-namespace {
-// AAKAAR_GEMM_ISA=baseline forces the portable kernels and =avx2 caps the
-// choice at AVX2, so the fallbacks can be tested (and timed) on a CPU that has more.
-const char* gemm_isa_cap() {
-  const char* isa = std::getenv("AAKAAR_GEMM_ISA");
-  return isa == nullptr ? "" : isa;
-}
-bool is_forced_baseline() { return std::strcmp(gemm_isa_cap(), "baseline") == 0; }
-}  // namespace
-
-bool cpu_has_avx2_fma() {
-#if defined(__x86_64__) || defined(__i386__)
-  // AAKAAR_GEMM_ISA=baseline forces the portable kernels, so the fallback of
-  // a CPU without AVX2 can be tested (and timed) on one that has it.
-  static const bool has = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-                          !is_forced_baseline();
-  return has;
-#else
-  return false;
-#endif
-}
-
-bool cpu_has_avx512_gemm() {
-#if defined(__x86_64__) || defined(__i386__)
-  static const bool has = cpu_has_avx2_fma() && has_avx512() && std::strcmp(gemm_isa_cap(), "avx2") != 0;
-  return has;
-#else
-  return false;
-#endif
-}
 
 // The AVX2/AVX-512 files are built on x86 only (CMakeLists.txt): nothing else may name them.
 #if defined(__x86_64__) || defined(__i386__)
@@ -93,7 +61,7 @@ Kernels<T> portable_kernels() {
 template <typename T>
 Kernels<T> avx2_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
-  if (cpu_has_avx2_fma()) return avx2_table(static_cast<T*>(nullptr));
+  if (isa_at_least(Isa::Avx2)) return avx2_table(static_cast<T*>(nullptr));
 #endif
   return portable_kernels<T>();
 }
@@ -101,7 +69,7 @@ Kernels<T> avx2_kernels() {
 template <typename T>
 Kernels<T> avx512_kernels() {
 #if defined(__x86_64__) || defined(__i386__)
-  if (cpu_has_avx512_gemm()) return avx512_table(static_cast<T*>(nullptr));
+  if (isa_at_least(Isa::Avx512)) return avx512_table(static_cast<T*>(nullptr));
 #endif
   return avx2_kernels<T>();
 }
@@ -143,10 +111,10 @@ AAKAAR_GEMM_INSTANTIATE_BLK(v6_direct)
 
 std::vector<std::string> versions() {
   std::vector<std::string> v = {"v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"};
-  if (cpu_has_avx2_fma()) v.push_back("v4_microkernel_avx2");
-  if (cpu_has_avx512_gemm()) v.push_back("v4_microkernel_avx512");
+  if (isa_at_least(Isa::Avx2)) v.push_back("v4_microkernel_avx2");
+  if (isa_at_least(Isa::Avx512)) v.push_back("v4_microkernel_avx512");
   v.push_back("v5_threads");
-  if (cpu_has_avx512_gemm()) v.push_back("v6_direct");
+  if (isa_at_least(Isa::Avx512)) v.push_back("v6_direct");
   return v;
 }
 
@@ -156,10 +124,10 @@ bool run_version(const std::string& name, const GemmArgs<T>& g, Blocking blk) {
   else if (name == "v1_loop_order") v1_loop_order(g);
   else if (name == "v2_blocked") v2_blocked(g);
   else if (name == "v3_packed") v3_packed(g, blk);
-  else if (name == "v4_microkernel_avx2" && cpu_has_avx2_fma()) v4_microkernel_avx2(g, blk);
-  else if (name == "v4_microkernel_avx512" && cpu_has_avx512_gemm()) v4_microkernel_avx512(g, blk);
+  else if (name == "v4_microkernel_avx2" && isa_at_least(Isa::Avx2)) v4_microkernel_avx2(g, blk);
+  else if (name == "v4_microkernel_avx512" && isa_at_least(Isa::Avx512)) v4_microkernel_avx512(g, blk);
   else if (name == "v5_threads") v5_threads(g, blk);
-  else if (name == "v6_direct" && cpu_has_avx512_gemm()) v6_direct(g, blk);
+  else if (name == "v6_direct" && isa_at_least(Isa::Avx512)) v6_direct(g, blk);
   else return false;
   return true;
 }

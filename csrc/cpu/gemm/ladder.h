@@ -56,12 +56,6 @@ template <typename T> void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking 
 template <typename T> void v5_threads(const GemmArgs<T>& g, Blocking blk = {});
 template <typename T> void v6_direct(const GemmArgs<T>& g, Blocking blk = {});
 
-// True when this CPU can run the AVX2/FMA kernels (checked once, at run time;
-// the environment variable AAKAAR_GEMM_ISA=baseline makes it false).
-bool cpu_has_avx2_fma();
-// True when it can also run the AVX-512 kernels (AAKAAR_GEMM_ISA=avx2 makes it false).
-bool cpu_has_avx512_gemm();
-
 // Names of the versions this CPU can run, in ladder order.
 std::vector<std::string> versions();
 

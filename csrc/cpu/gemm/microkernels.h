@@ -20,7 +20,7 @@ template <typename T>
 void ukernel_portable(int64_t kc, const T* a, const T* b, T* c, int64_t rs_c, T alpha, T beta);
 
 // AVX2 + FMA intrinsics (v4), defined in v4_microkernel_avx2.cpp, which is
-// compiled with -mavx2 -mfma; call only when cpu_has_avx2_fma().
+// compiled with -mavx2 -mfma; call only when cpu::isa_at_least(Isa::Avx2).
 void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t rs_c,
                            float alpha, float beta);
 void ukernel_avx2_f64_6x8(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,

@@ -70,8 +70,8 @@ enum class Operands { Packed, InPlace, Auto };
 
 // The portable kernel and packing (v3); the AVX2 ones (v4, tile Tile<T>); the
 // AVX-512 ones (tile Tile512<T>); and the fastest this CPU runs (v5 and the
-// library): AVX-512, else AVX2, else portable. AAKAAR_GEMM_ISA=avx2 or
-// =baseline caps the choice.
+// library): AVX-512, else AVX2, else portable, as cpu::isa() chose (cpu/isa.h;
+// AAKAAR_CPU_ISA caps it).
 template <typename T>
 Kernels<T> portable_kernels();
 template <typename T>

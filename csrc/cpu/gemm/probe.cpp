@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cpu/gemm/ladder.h"
+#include "cpu/isa.h"
 
 namespace aakaar::cpu::gemm_ladder {
 
@@ -53,7 +54,7 @@ double measure_clock_ghz() {
 }
 
 double measure_fma_gflops_avx2() {
-  if (!cpu_has_avx2_fma()) return 0.0;
+  if (!isa_at_least(Isa::Avx2)) return 0.0;
   static volatile float sink = 0;  // keeps the loop from being optimised away
   return best_of_short_trials([] {
     const long iters = 200'000;  // 2 M FMAs: about 1 M cycles at 2 per cycle

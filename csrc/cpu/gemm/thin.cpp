@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "cpu/gemm/packed.h"
+#include "cpu/isa.h"
 #include "cpu/parallel.h"
 
 namespace aakaar::cpu::gemm_ladder {
@@ -35,7 +36,7 @@ bool thin_gemm(const GemmArgs<T>& g0) {
     for (int64_t i = 0; i < g.M; ++i) {
       const T* a = g.A + i * g.rs_a;
       const T* b = g.B + j0 * g.cs_b;
-      if (cpu_has_avx2_fma())
+      if (isa_at_least(Isa::Avx2))
         thin_row_avx2(!rows_of_b, g.K, a, g.cs_a, b, g.rs_b, g.cs_b, n, out);
       else
         thin_row(!rows_of_b, g.K, a, g.cs_a, b, g.rs_b, g.cs_b, n, out);
