@@ -1,6 +1,6 @@
 """Run the library's real CUDA kernels on the CPU, for readers without a GPU.
 
-The kernels in ``csrc/cuda/kernels/*.cu`` are plain CUDA that also compiles with the host
+The kernels in ``csrc/ladders/cuda/*.cu`` are plain CUDA that also compiles with the host
 compiler against the CUDA emulator (``csrc/cuda/emu``, see its README). This module
 compiles a driver program from ``aakaar/cuda_emu/drivers/`` together with those kernels
 and the emulator's runtime, and runs it::

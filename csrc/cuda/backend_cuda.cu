@@ -6,17 +6,17 @@
 #include "core/error.h"
 #include "cuda/allocator.h"
 #include "cuda/emu/cuda_emu.h"
-#include "cuda/kernels/gemm.h"
+#include "cuda/gemm.h"
 
 namespace aakaar::cuda {
 
-// out[b] = a[b] @ b[b] through the best rung of the GEMM ladder, one launch for the
+// out[b] = a[b] @ b[b] through the backend's GEMM (cuda/gemm.h), one launch for the
 // whole batch; any strides (transposed and sliced operands need no copy).
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t batch = out.shape[0], M = out.shape[1], N = out.shape[2], K = a.shape[2];
   AK_DISPATCH_FLOAT(out.dtype, "matmul", [&](auto tag) {
     using T = decltype(tag);
-    gemm_batched<T>(kBestGemm, batch, M, N, K, T(1), a.data<T>(), a.strides[0], a.strides[1], a.strides[2],
+    gemm_strided_batched<T>(batch, M, N, K, T(1), a.data<T>(), a.strides[0], a.strides[1], a.strides[2],
                     b.data<T>(), b.strides[0], b.strides[1], b.strides[2], T(0), out.data<T>(), out.strides[0],
                     out.strides[1], out.strides[2]);
   });

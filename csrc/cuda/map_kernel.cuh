@@ -17,8 +17,8 @@
 #include "core/error.h"
 #include "core/tensor.h"
 #include "cuda/emu/cuda_emu.h"
-#include "cuda/kernels/launch_config.cuh"
-#include "cuda/kernels/strided_iter.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/strided_iter.cuh"
 
 namespace aakaar::cuda {
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "cuda/emu/cuda_emu.h"
-#include "cuda/kernels/strided_iter.cuh"
+#include "cuda/strided_iter.cuh"
 
 namespace aakaar::cuda {
 

@@ -1,4 +1,4 @@
-// Python access to the GEMM ladder: aakaar._C.gemm.
+// Python access to the GEMM ladder (csrc/ladders/cpu_gemm) and the library's GEMM (csrc/cpu/gemm): aakaar._C.gemm.
 //
 //   versions()                        -> names of the versions this CPU runs
 //   run(version, a, b, *, alpha=1, beta=0, out=None, bias=None, relu=False, mc=0, kc=0, nc=0)
@@ -23,7 +23,7 @@
 #include <string>
 
 #include "cpu/gemm/gemm.h"
-#include "cpu/gemm/ladder.h"
+#include "ladders/cpu_gemm/ladder.h"
 #include "cpu/gemm/probe.h"
 #include "cpu/isa.h"
 
@@ -177,9 +177,9 @@ void bind_gemm(py::module_& m) {
         "Whether the AVX2/FMA micro-kernels run (this CPU has them and AAKAAR_CPU_ISA does not cap them).");
   g.def("has_avx512", [] { return isa_at_least(Isa::Avx512); },
         "Whether the AVX-512 micro-kernels run (this CPU has them and AAKAAR_CPU_ISA does not cap them).");
-  g.def("clock_ghz", &gemm_ladder::measure_clock_ghz,
+  g.def("clock_ghz", &gemm_impl::measure_clock_ghz,
         "The core clock in GHz, measured with dependent adds (0 if not measurable).");
-  g.def("fma_peak_gflops", &gemm_ladder::measure_fma_gflops_avx2,
+  g.def("fma_peak_gflops", &gemm_impl::measure_fma_gflops_avx2,
         "Single-core float32 GFLOP/s of independent AVX2 FMAs, measured (0 without AVX2).");
   g.def(
       "run",

@@ -22,16 +22,17 @@ CHAPTERS = ["07-the-cuda-programming-model", "08-elementwise-and-reductions-on-t
             "10-gpu-memory"]
 # The markers chapters 7-10 include (comment-only lines in the CUDA sources).
 MARKERS = {
-    "csrc/cuda/kernels/elementwise.cu": ["cuda_ewise_add_kernel", "cuda_ewise_add_launch"],
-    "csrc/cuda/kernels/launch_config.cuh": ["grid_stride_blocks"],
+    "csrc/ladders/cuda/elementwise.cu": ["cuda_ewise_add_kernel", "cuda_ewise_add_launch"],
+    "csrc/cuda/launch_config.cuh": ["grid_stride_blocks"],
     "csrc/cuda/emu/cuda_emu.h": ["emu_two_modes"],
     "csrc/cuda/emu/emu_device.h": ["emu_thread_coords", "emu_syncthreads"],
     "csrc/cuda/emu/emu_runtime.cpp": ["emu_block_loop", "emu_barrier"],
-    "csrc/cuda/kernels/strided_iter.cuh": ["strided_iter", "strided_iter_merge"],
-    "csrc/cuda/kernels/reduce.cu": ["reduce_thread_partial", "reduce_shared_tree", "reduce_warp_sum",
+    "csrc/cuda/strided_iter.cuh": ["strided_iter", "strided_iter_merge"],
+    "csrc/ladders/cuda/reduce.cu": ["reduce_thread_partial", "reduce_shared_tree", "reduce_warp_sum",
                                     "reduce_warp_shuffle"],
     "csrc/cuda/row_reduce.cuh": ["block_reduce"],
-    "csrc/cuda/kernels/gemm.cu": [f"cuda_gemm_v{v}" for v in range(1, 7)],
+    "csrc/ladders/cuda/gemm.cu": [f"cuda_gemm_v{v}" for v in range(1, 7)],
+    "csrc/cuda/gemm.cuh": ["cuda_gemm_load4", "cuda_gemm_v7"],
     "csrc/cuda/allocator.cu": ["allocator_allocate", "allocator_release", "size_class"],
     "csrc/cuda/copy.cu": ["cross_device_copy"],
     "aakaar/cuda_emu/drivers/book_kernels.cu": ["whoami_kernel", "barrier_bug"],

@@ -1,6 +1,6 @@
 """Builds the CUDA emulator test drivers with the host compiler, once per source change.
 
-The kernels (csrc/cuda/kernels/*.cu) are compiled as C++ (`g++ -x c++`) against the
+The kernels (csrc/ladders/cuda/*.cu) are compiled as C++ (`g++ -x c++`) against the
 emulator (csrc/cuda/emu), linked with the drivers in tests/cuda/drivers, and cached in
 build/cuda-emu-tests/<hash of sources, flags and compiler>/ so that reruns cost nothing.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 EMU = Path("csrc/cuda/emu")
-KERNELS = Path("csrc/cuda/kernels")
+KERNELS = Path("csrc/ladders/cuda")
 DRIVERS = Path("tests/cuda/drivers")
 CACHE = REPO / "build" / "cuda-emu-tests"
 

@@ -7,7 +7,7 @@ ARCH=${ARCH:-sm_90}
 OUT=build/cuda-gpu
 mkdir -p "$OUT"
 NVCC=(nvcc -std=c++17 -O3 -arch="$ARCH" -Icsrc -Itests/cuda/drivers)
-for f in csrc/cuda/kernels/*.cu; do "${NVCC[@]}" -c "$f" -o "$OUT/$(basename "$f").o" & done
+for f in csrc/ladders/cuda/*.cu; do "${NVCC[@]}" -c "$f" -o "$OUT/$(basename "$f").o" & done
 wait
 for d in check_kernels bench_kernels; do
   "${NVCC[@]}" -x cu -c "tests/cuda/drivers/$d.cpp" -o "$OUT/$d.o"

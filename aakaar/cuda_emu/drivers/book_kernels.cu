@@ -1,4 +1,4 @@
-// The program chapters 7-9 run: the library's real CUDA kernels (csrc/cuda/kernels),
+// The program chapters 7-9 run: the library's real CUDA kernels (csrc/ladders/cuda),
 // compiled by the host compiler against the CUDA emulator (or by nvcc for a GPU), each
 // checked against a plain CPU reference. Prints one JSON object on stdout.
 //
@@ -19,10 +19,10 @@
 #include <vector>
 
 #include "cuda/emu/cuda_emu.h"
-#include "cuda/kernels/elementwise.h"
-#include "cuda/kernels/gemm.h"
-#include "cuda/kernels/reduce.h"
-#include "cuda/kernels/reference.h"
+#include "ladders/cuda/elementwise.h"
+#include "ladders/cuda/gemm.h"
+#include "ladders/cuda/reduce.h"
+#include "ladders/cuda/reference.h"
 
 namespace ak = aakaar::cuda;
 

@@ -1,12 +1,12 @@
-// Small helpers shared by the ladder's source files (portable code only: the
+// Small helpers shared by the GEMM's source files and the ladder's (portable code only: the
 // *_avx2.cpp files must not include this, so no AVX2-compiled copy of these
 // inline functions can be picked by the linker for the portable build).
 #pragma once
 #include <cstdint>
 
-#include "cpu/gemm/ladder.h"
+#include "cpu/gemm/gemm_args.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // C = beta * C, except that beta == 0 writes zeros without reading C, so a
 // freshly allocated (garbage, maybe NaN) output is safe.
@@ -50,7 +50,7 @@ void apply_epilogue(const GemmArgs<T>& g, int64_t i0, int64_t j0, int64_t m, int
   }
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl
 
 // Explicit instantiation of a ladder version for float and double.
 #define AAKAAR_GEMM_INSTANTIATE(fn)                         \

@@ -6,7 +6,7 @@
 #include "cpu/gemm/gemm.h"
 
 #include "cpu/gemm/common.h"
-#include "cpu/gemm/ladder.h"
+#include "cpu/gemm/gemm_args.h"
 #include "cpu/gemm/thin.h"
 
 namespace aakaar::cpu {
@@ -14,8 +14,8 @@ namespace aakaar::cpu {
 namespace {
 
 template <typename T>
-void run(const gemm_ladder::GemmArgs<T>& g) {
-  using namespace gemm_ladder;
+void run(const gemm_impl::GemmArgs<T>& g) {
+  using namespace gemm_impl;
   if (g.M <= 0 || g.N <= 0) return;
   if (g.K <= 0 || g.alpha == T(0)) {  // BLAS semantics: A and B are not read
     scale_c(g.M, g.N, g.beta, g.C, g.rs_c, g.cs_c);
@@ -37,7 +37,7 @@ void run(const gemm_ladder::GemmArgs<T>& g) {
 template <typename T>
 void gemm(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t rs_a, int64_t cs_a,
           const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C, int64_t rs_c, int64_t cs_c) {
-  run(gemm_ladder::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c});
+  run(gemm_impl::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c});
 }
 
 template <typename T>
@@ -45,7 +45,7 @@ void gemm_bias_act(int64_t M, int64_t N, int64_t K, T alpha, const T* A, int64_t
                    int64_t cs_a, const T* B, int64_t rs_b, int64_t cs_b, T beta, T* C,
                    int64_t rs_c, int64_t cs_c, const T* bias, int64_t bias_stride,
                    GemmActivation act) {
-  run(gemm_ladder::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c,
+  run(gemm_impl::GemmArgs<T>{M, N, K, alpha, A, rs_a, cs_a, B, rs_b, cs_b, beta, C, rs_c, cs_c,
                                bias, 0, bias_stride, act == GemmActivation::ReLU});
 }
 

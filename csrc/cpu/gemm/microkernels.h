@@ -4,7 +4,7 @@
 #pragma once
 #include <cstdint>
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // Register tile per element type. 6 x 16 floats = 12 ymm accumulators (of the
 // 16 AVX2 registers), leaving room for 2 B vectors and 1 broadcast A value:
@@ -19,7 +19,7 @@ template <typename T> struct Tile512 { static constexpr int MR = 8, NR = 128 / i
 template <typename T>
 void ukernel_portable(int64_t kc, const T* a, const T* b, T* c, int64_t rs_c, T alpha, T beta);
 
-// AVX2 + FMA intrinsics (v4), defined in v4_microkernel_avx2.cpp, which is
+// AVX2 + FMA intrinsics (v4), defined in microkernel_avx2.cpp, which is
 // compiled with -mavx2 -mfma; call only when cpu::isa_at_least(Isa::Avx2).
 void ukernel_avx2_f32_6x16(int64_t kc, const float* a, const float* b, float* c, int64_t rs_c,
                            float alpha, float beta);
@@ -31,7 +31,7 @@ void ukernel_avx512_f32_8x32(int64_t kc, const float* a, const float* b, float* 
 void ukernel_avx512_f64_8x16(int64_t kc, const double* a, const double* b, double* c, int64_t rs_c,
                              double alpha, double beta);
 
-// v6: the AVX-512 tiles reading A and B in place (v6_direct_avx512.cpp):
+// v6: the AVX-512 tiles reading A and B in place (direct_avx512.cpp):
 // A(i, k) at a[i * rs_a + k * cs_a], B(k, j) at b[k * rs_b + j]; only the
 // valid m x n corner of the tile is read from B and written to c.
 void ukernel_avx512_f32_8x32_direct(int64_t kc, const float* a, int64_t rs_a, int64_t cs_a,
@@ -51,4 +51,4 @@ void pack_a8_rowmajor_avx2(int64_t kc, const float* a, int64_t rs, float* out);
 void store_tile_transposed_avx2(const float* tile, int nr, int64_t n, float* c, int64_t ldc, float beta,
                                 const float* bias, bool relu);
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

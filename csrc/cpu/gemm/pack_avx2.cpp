@@ -7,7 +7,7 @@
 // 24 shuffles and stored as eight rows of the packed strip.
 //
 // Compiled with -mavx2 -mfma (CMakeLists.txt, *_avx2.cpp) and called only
-// after the run-time check of ladder.cpp. Like the kernels, it includes no
+// after the run-time check of kernel_tables.cpp. Like the kernels, it includes no
 // standard headers with inline code, so no AVX2 copy of shared inline code
 // can leak into the portable build at link time.
 #include <immintrin.h>
@@ -16,7 +16,7 @@
 
 #include "cpu/gemm/microkernels.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 
@@ -133,4 +133,4 @@ void store_tile_transposed_avx2(const float* tile, int nr, int64_t n, float* c, 
   }
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -25,7 +25,7 @@
 #include "cpu/gemm/common.h"
 #include "cpu/gemm/microkernels.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // c[MR x NR] (row stride rs_c, column stride 1) = alpha * a_strip @ b_strip
 // + beta * c. a_strip[k * MR + i], b_strip[k * NR + j]; beta == 0: c not read.
@@ -351,4 +351,4 @@ void run_packed(const GemmArgs<T>& g, const Kernels<T>& kr, Blocking blk, Operan
   run_loops(orient(g, kr, ops), kr, blk, ops);
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

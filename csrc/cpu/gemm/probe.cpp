@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu/gemm/ladder.h"
+#include "cpu/gemm/gemm_args.h"
 #include "cpu/isa.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 
@@ -64,4 +64,4 @@ double measure_fma_gflops_avx2() {
   });
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -2,7 +2,7 @@
 // (as it runs now, boost included) and the FMA throughput of one core.
 #pragma once
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // Core clock in GHz from a chain of dependent integer adds (one cycle each on
 // every x86 core of the last decades); 0 where not measurable.
@@ -16,4 +16,4 @@ double measure_fma_gflops_avx2();
 // iters x 10 independent 8-wide FMAs and returns a value that depends on all.
 float fma_chains_avx2(long iters);
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -6,7 +6,7 @@
 
 #include "cpu/gemm/probe.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 float fma_chains_avx2(long iters) {
   __m256 acc[10];
@@ -21,4 +21,4 @@ float fma_chains_avx2(long iters) {
   return _mm256_cvtss_f32(sum);
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -6,7 +6,7 @@
 #include "cpu/isa.h"
 #include "cpu/parallel.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 #include "cpu/gemm/thin_loops.h"
@@ -54,4 +54,4 @@ bool thin_gemm(const GemmArgs<T>& g0) {
 template bool thin_gemm<float>(const GemmArgs<float>&);
 template bool thin_gemm<double>(const GemmArgs<double>&);
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

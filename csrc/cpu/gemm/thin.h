@@ -6,9 +6,9 @@
 #pragma once
 #include <cstdint>
 
-#include "cpu/gemm/ladder.h"
+#include "cpu/gemm/gemm_args.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // Largest number of rows (or columns) of C treated as thin: each row streams
 // all of B once, which beats packing only for very few rows.
@@ -25,4 +25,4 @@ void thin_row_avx2(bool columns_of_b, int64_t K, const float* a, int64_t inc_a, 
 void thin_row_avx2(bool columns_of_b, int64_t K, const double* a, int64_t inc_a, const double* B,
                    int64_t rs_b, int64_t cs_b, int64_t n, double* out);
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -4,7 +4,7 @@
 // compiled with AVX2 (the linker could pick that copy for the portable build).
 #include <cstdint>
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 #include "cpu/gemm/thin_loops.h"
@@ -19,4 +19,4 @@ void thin_row_avx2(bool columns_of_b, int64_t K, const double* a, int64_t inc_a,
   thin_row(columns_of_b, K, a, inc_a, B, rs_b, cs_b, n, out);
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -11,9 +11,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "cuda/kernels/elementwise.h"
-#include "cuda/kernels/gemm.h"
-#include "cuda/kernels/reduce.h"
+#include "ladders/cuda/elementwise.h"
+#include "ladders/cuda/gemm.h"
+#include "ladders/cuda/reduce.h"
 #include "device_buffer.h"
 
 namespace ak = aakaar::cuda;

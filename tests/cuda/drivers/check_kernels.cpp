@@ -1,4 +1,4 @@
-// Checks every CUDA kernel against its CPU reference (csrc/cuda/kernels/reference.h) on
+// Checks every CUDA kernel against its CPU reference (csrc/ladders/cuda/reference.h) on
 // sizes that are not multiples of the block size, non-contiguous views (transposed,
 // sliced with steps, broadcast, large strides) and empty tensors.
 //
@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "cuda/kernels/elementwise.h"
-#include "cuda/kernels/gemm.h"
-#include "cuda/kernels/reduce.h"
-#include "cuda/kernels/reference.h"
+#include "ladders/cuda/elementwise.h"
+#include "ladders/cuda/gemm.h"
+#include "ladders/cuda/reduce.h"
+#include "ladders/cuda/reference.h"
 #include "device_buffer.h"
 
 namespace ak = aakaar::cuda;

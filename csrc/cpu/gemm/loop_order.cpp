@@ -1,10 +1,13 @@
+// Rung v1 of the ladder (csrc/ladders/cpu_gemm), and the library's path for
+// products too small to pack (gemm.cpp).
+//
 // v1: the same arithmetic in i-k-j order. The inner loop now adds a multiple
 // of row k of B to row i of C: both are walked with stride 1 (for row-major
 // operands), every cache line is used in full, and the compiler can
 // vectorise the loop. No extra cleverness; only the order changed.
 #include "cpu/gemm/common.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // [[book:gemm_v1]]
 template <typename T>
@@ -31,4 +34,4 @@ void v1_loop_order(const GemmArgs<T>& g) {
 
 AAKAAR_GEMM_INSTANTIATE(v1_loop_order)
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -1,9 +1,11 @@
 // The GEMM ladder, after siboehm's "How to optimize a CUDA matmul kernel": each version
-// changes one thing, and the book measures what that one thing buys.
+// changes one thing, and the book measures what that one thing buys. v1..v6 live here;
+// v7, the kernel the backend's matmul runs, lives with the backend (csrc/cuda/gemm.cuh),
+// together with the helpers every rung shares (Strides, store_c, load4, vec_ok).
 //
 // All versions handle any M, N, K (not just multiples of the tile sizes): tile loads
 // past the edge of A or B read zeros, and stores past the edge of C are skipped.
-#include "gemm.h"
+#include "ladders/cuda/gemm.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -11,28 +13,13 @@
 #include <type_traits>
 
 #include "cuda/emu/cuda_emu.h"
+#include "cuda/gemm.cuh"
 
 namespace aakaar::cuda {
 
 namespace {
 
-struct Strides {  // of A, B and C, in elements
-  int64_t rs_a, cs_a, rs_b, cs_b, rs_c, cs_c;
-  int64_t bs_a, bs_b, bs_c;  // from one matrix of a batch to the next (blockIdx.z)
-};
-
-// Moves A, B and C to this block's matrix of the batch.
-template <typename T>
-__device__ __forceinline__ void select_batch(const T*& A, const T*& B, T*& C, const Strides& s) {
-  A += blockIdx.z * s.bs_a;
-  B += blockIdx.z * s.bs_b;
-  C += blockIdx.z * s.bs_c;
-}
-
-template <typename T>
-__device__ __forceinline__ void store_c(T* C, int64_t off, T alpha, T acc, T beta) {
-  C[off] = beta == T(0) ? alpha * acc : alpha * acc + beta * C[off];
-}
+using namespace gemm_tiles;  // Strides, select_batch, store_c, load4, vec_ok, blocks_for (cuda/gemm.cuh)
 
 // ---- v1: naive --------------------------------------------------------------------
 // threadIdx.x picks the row, so the 32 threads of a warp read 32 different rows of A
@@ -191,7 +178,7 @@ __global__ void __launch_bounds__(k2dThreads)
 // load from global memory (one 16-byte transaction instead of four), a float4 store of the
 // B tile, and float4 loads of a thread's 8 values of A and of B in the inner loop -- which
 // is why A's tile is stored transposed: a thread's 8 values of A are then adjacent too.
-// A float4 needs 16-byte alignment, so the host (vec_ok below) decides per operand whether
+// A float4 needs 16-byte alignment, so the host (vec_ok, in cuda/gemm.cuh) decides per operand whether
 // its rows are contiguous and aligned; an operand that is not, and any group of 4 that
 // runs past the edge of the matrix, is read with scalar loads instead, so every size and
 // stride works and nothing outside A or B is read. float only: T = double reads scalars.
@@ -201,20 +188,7 @@ static_assert(kVecBM * kVecBK == 4 * kVecThreads && kVecBK * kVecBN == 4 * kVecT
               "each thread loads exactly one group of 4 of each tile");
 
 // [[book:cuda_gemm_v6]]
-// Four consecutive elements row[c], ..., row[c + 3] (stride cs) of which only the first
-// `valid` exist: one float4 load when the operand allows it and all 4 exist.
-template <typename T>
-__device__ __forceinline__ void load4(const T* row, int64_t cs, int c, int valid, bool vec, T (&v)[4]) {
-  if constexpr (std::is_same<T, float>::value) {
-    if (vec && valid >= 4) {
-      const float4 q = *reinterpret_cast<const float4*>(row + c);
-      v[0] = q.x, v[1] = q.y, v[2] = q.z, v[3] = q.w;
-      return;
-    }
-  }
-  for (int q = 0; q < 4; ++q) v[q] = q < valid ? row[(c + q) * cs] : T(0);
-}
-
+// (load4, which fetches a group of four from global memory, is in cuda/gemm.cuh: v7 uses it too.)
 // Eight adjacent values of a shared-memory row (16-byte aligned) into registers.
 template <typename T>
 __device__ __forceinline__ void load8_shared(const T* p, T (&r)[8]) {
@@ -271,123 +245,13 @@ __global__ void __launch_bounds__(kVecThreads)
 }
 // [[/book:cuda_gemm_v6]]
 
-// ---- v7: double buffering and conflict-free fragments ----------------------------------------
-// v6 waits twice per 8-deep step of K: at a barrier until the tile is in shared memory,
-// then at another before the next load may overwrite it -- and no arithmetic runs while
-// the tile travels from global memory. v7 keeps two tiles in shared memory: each thread
-// loads the next step's groups of 4 into registers, computes on the current tile
-// meanwhile, then stores them into the other one. One barrier per step, and the global
-// loads' latency hides behind 512 multiply-adds per thread.
-// Two more changes:
-//  * a thread's 8x8 block of C is four 4x4 quadrants, 64 rows and 64 columns apart, so
-//    the 16 threads of a half-warp read 16 adjacent float4s of a B row (256 bytes, no
-//    two in the same bank) where v6's read 8-float strips, two threads to a bank;
-//  * A's transposed tile rows are padded by 4 floats, so the two halves of a warp that
-//    store a column of A write to different banks.
-constexpr int kDbBM = 128, kDbBN = 128, kDbBK = 8, kDbThreads = 256;
-constexpr int kDbPad = 4;  // floats of padding per row of the transposed A tile
-
-// Four adjacent values between registers and shared memory (16-byte aligned): one
-// 16-byte access for float.
-template <typename T>
-__device__ __forceinline__ void load4_shared(const T* p, T* r) {
-  if constexpr (std::is_same<T, float>::value) {
-    const float4 q = *reinterpret_cast<const float4*>(p);
-    r[0] = q.x, r[1] = q.y, r[2] = q.z, r[3] = q.w;
-  } else {
-    for (int q = 0; q < 4; ++q) r[q] = p[q];
-  }
-}
-template <typename T>
-__device__ __forceinline__ void store4_shared(T* p, const T* r) {
-  if constexpr (std::is_same<T, float>::value) *reinterpret_cast<float4*>(p) = make_float4(r[0], r[1], r[2], r[3]);
-  else for (int q = 0; q < 4; ++q) p[q] = r[q];
-}
-
-// [[book:cuda_gemm_v7]]
-// Two blocks per multiprocessor for float (at most 128 registers a thread); double's
-// 64 accumulators take twice the registers, so it gets one.
-template <typename T>
-__global__ void __launch_bounds__(kDbThreads, sizeof(T) == 4 ? 2 : 1)
-    gemm_double_buffered_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s,
-                                bool vec_a, bool vec_b) {
-  select_batch(A, B, C, s);
-  __align__(16) __shared__ T As[2][kDbBK][kDbBM + kDbPad];  // transposed, as in v5 and v6
-  __align__(16) __shared__ T Bs[2][kDbBK][kDbBN];
-  const int tid = threadIdx.x;
-  const int row0 = blockIdx.y * kDbBM, col0 = blockIdx.x * kDbBN;
-  const int t_r = tid / 16, t_c = tid % 16;  // quadrant rows t_r*4 (+64), columns t_c*4 (+64)
-  const int a_r = tid / 2, a_c = tid % 2 * 4;            // A tile: 128 rows x 2 groups of 4
-  const int b_r = tid / 32, b_c = tid % 32 * 4;          // B tile: 8 rows x 32 groups of 4
-  T acc[8][8] = {};
-  T a_reg[8], b_reg[8], va[4], vb[4];
-
-  // The groups of 4 of step k0 into va, vb (zeros past the edges, as in v6).
-  auto load_tiles = [&](int k0) {
-    const int a_valid = row0 + a_r < M ? min(4, K - (k0 + a_c)) : 0;
-    load4(a_valid > 0 ? A + (row0 + a_r) * s.rs_a : A, s.cs_a, k0 + a_c, a_valid, vec_a, va);
-    const int b_valid = k0 + b_r < K ? min(4, N - (col0 + b_c)) : 0;
-    load4(b_valid > 0 ? B + (k0 + b_r) * s.rs_b : B, s.cs_b, col0 + b_c, b_valid, vec_b, vb);
-  };
-  auto store_tiles = [&](int buf) {
-    for (int q = 0; q < 4; ++q) As[buf][a_c + q][a_r] = va[q];
-    store4_shared(&Bs[buf][b_r][b_c], vb);
-  };
-
-  load_tiles(0);
-  store_tiles(0);
-  __syncthreads();
-  int buf = 0;
-  for (int k0 = 0; k0 < K; k0 += kDbBK) {
-    const bool more = k0 + kDbBK < K;
-    if (more) load_tiles(k0 + kDbBK);  // in flight while the FMAs below run
-    for (int kk = 0; kk < kDbBK; ++kk) {
-      for (int h = 0; h < 2; ++h) {
-        load4_shared(&As[buf][kk][h * 64 + t_r * 4], a_reg + h * 4);
-        load4_shared(&Bs[buf][kk][h * 64 + t_c * 4], b_reg + h * 4);
-      }
-      for (int m = 0; m < 8; ++m)
-        for (int n = 0; n < 8; ++n) acc[m][n] += a_reg[m] * b_reg[n];
-    }
-    if (more) store_tiles(buf ^ 1);  // the other tile: nobody reads it in this step
-    __syncthreads();
-    buf ^= 1;
-  }
-  for (int m = 0; m < 8; ++m) {
-    const int i = row0 + (m / 4) * 64 + t_r * 4 + m % 4;
-    for (int n = 0; n < 8; ++n) {
-      const int j = col0 + (n / 4) * 64 + t_c * 4 + n % 4;
-      if (i < M && j < N) store_c(C, i * s.rs_c + j * s.cs_c, alpha, acc[m][n], beta);
-    }
-  }
-}
-// [[/book:cuda_gemm_v7]]
-
-// Can v6 read this operand's rows with float4 loads? Its elements along a row must be
-// contiguous, and every group of 4 it loads -- starting at a multiple of 4 within a row --
-// 16-byte aligned: the base pointer, the row stride and the batch stride all keep that.
-template <typename T>
-bool vec_ok(const T* p, int64_t bs, int64_t rs, int64_t cs) {
-  return std::is_same<T, float>::value && cs == 1 && rs % 4 == 0 && bs % 4 == 0 &&
-         reinterpret_cast<uintptr_t>(p) % 16 == 0;
-}
-
-unsigned blocks_for(int64_t n, int per_block) { return static_cast<unsigned>((n + per_block - 1) / per_block); }
-
 }  // namespace
 
 template <typename T>
 void gemm_batched(GemmVersion version, int64_t batch, int64_t M, int64_t N, int64_t K, T alpha, const T* A,
                   int64_t bs_a, int64_t rs_a, int64_t cs_a, const T* B, int64_t bs_b, int64_t rs_b, int64_t cs_b, T beta,
                   T* C, int64_t bs_c, int64_t rs_c, int64_t cs_c) {
-  if (batch < 0 || M < 0 || N < 0 || K < 0)
-    throw std::invalid_argument("gemm: negative size batch=" + std::to_string(batch) + " M=" + std::to_string(M) +
-                                " N=" + std::to_string(N) + " K=" + std::to_string(K));
-  // Indices inside the kernels are int, and the grid's y dimension (row tiles; column
-  // tiles in v1) is limited to 65535 blocks of at least 32.
-  if (M > 65535LL * 32 || N > 65535LL * 32 || K > (1 << 30))
-    throw std::invalid_argument("gemm: sizes M=" + std::to_string(M) + " N=" + std::to_string(N) +
-                                " K=" + std::to_string(K) + " are too large for the CUDA kernels");
+  check_gemm_sizes(batch, M, N, K);
   if (batch == 0 || M == 0 || N == 0) return;
   const int m = static_cast<int>(M), n = static_cast<int>(N), k = static_cast<int>(K);
   // The grid's z dimension walks the batch, at most 65535 matrices per launch.

@@ -18,14 +18,14 @@
 // tile buffer.
 //
 // Compiled with the AVX-512 flags (CMakeLists.txt, *_avx512.cpp) and called
-// only after the run-time check of ladder.cpp. No standard headers with inline code.
+// only after the run-time check of kernel_tables.cpp. No standard headers with inline code.
 #include <immintrin.h>
 
 #include <cstdint>
 
 #include "cpu/gemm/microkernels.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 
@@ -140,4 +140,4 @@ void ukernel_avx512_f64_8x16_direct(int64_t kc, const double* a, int64_t rs_a, i
 #undef AK_STORE
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

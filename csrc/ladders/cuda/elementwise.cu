@@ -8,8 +8,8 @@
 #include "elementwise.h"
 
 #include "cuda/emu/cuda_emu.h"
-#include "launch_config.cuh"
-#include "strided_iter.cuh"
+#include "cuda/launch_config.cuh"
+#include "cuda/strided_iter.cuh"
 
 namespace aakaar::cuda {
 

@@ -1,6 +1,6 @@
 // v4 on AVX-512: the same loops as v4, with an 8 x 32 float tile in 512-bit
 // registers. This file is compiled with the AVX-512 flags (CMakeLists.txt,
-// *_avx512.cpp) and only called after the run-time check of ladder.cpp. Like
+// *_avx512.cpp) and only called after the run-time check of kernel_tables.cpp. Like
 // the AVX2 kernel it includes no standard headers with inline code.
 //
 // Why a second kernel when a core's FMA throughput in flops is often the same
@@ -16,7 +16,7 @@
 
 #include "cpu/gemm/microkernels.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 
@@ -101,4 +101,4 @@ void ukernel_avx512_f64_8x16(int64_t kc, const double* a, const double* b, doubl
 #undef AK_STORE
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -1,3 +1,6 @@
+// Rung v5 of the ladder (csrc/ladders/cpu_gemm), and the library's GEMM for
+// everything that is neither tiny nor thin (gemm.cpp).
+//
 // v5: threads. C is cut into as many slices as there are threads and each
 // thread runs the single-threaded packed GEMM on its slice, with its own
 // packing buffers: no barriers, no shared writes. Cutting along N means each
@@ -10,7 +13,7 @@
 #include "cpu/gemm/packed.h"
 #include "cpu/parallel.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 // About 20 microseconds of single-core work: below this per thread, the
@@ -61,4 +64,4 @@ void v5_threads(const GemmArgs<T>& g0, Blocking blk) {
 
 AAKAAR_GEMM_INSTANTIATE_BLK(v5_threads)
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

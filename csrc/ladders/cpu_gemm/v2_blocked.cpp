@@ -6,8 +6,12 @@
 #include <algorithm>
 
 #include "cpu/gemm/common.h"
+#include "ladders/cpu_gemm/ladder.h"
 
 namespace aakaar::cpu::gemm_ladder {
+
+using gemm_impl::apply_epilogue;
+using gemm_impl::scale_c;
 
 namespace {
 constexpr int64_t kMB = 64, kKB = 128, kNB = 128;

@@ -1,15 +1,12 @@
-// The ladder's registry and the micro-kernel tables each rung runs: the
-// portable kernel (v3), AVX2 (v4_microkernel_avx2.cpp), AVX-512
-// (v4_microkernel_avx512.cpp, v6_direct_avx512.cpp), and the widest the CPU
-// runs as cpu::isa() chose it (v5 and the library). Only the *_avx2/*_avx512
-// files are compiled with those instruction sets; this one is baseline.
-#include "cpu/gemm/ladder.h"
-
+// The micro-kernel tables of the packed loops (packed.h): the portable kernel,
+// AVX2's and AVX-512's, and the widest the CPU runs as cpu::isa() chose it
+// (best_kernels(): v5 and the library). Only the *_avx2/*_avx512 files are
+// compiled with those instruction sets; this one is baseline.
 #include "cpu/gemm/microkernels.h"
 #include "cpu/gemm/packed.h"
 #include "cpu/isa.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 // The AVX2/AVX-512 files are built on x86 only (CMakeLists.txt): nothing else may name them.
 #if defined(__x86_64__) || defined(__i386__)
@@ -86,52 +83,4 @@ AK_KERNELS(avx512_kernels)
 AK_KERNELS(best_kernels)
 #undef AK_KERNELS
 
-template <typename T>
-void v4_microkernel_avx2(const GemmArgs<T>& g, Blocking blk) {
-  // Without AVX2 (not reachable through run_version: versions() leaves v4 out)
-  // a direct caller still gets a correct result from the portable kernel.
-  run_packed(g, avx2_kernels<T>(), blk);
-}
-
-template <typename T>
-void v4_microkernel_avx512(const GemmArgs<T>& g, Blocking blk) {
-  run_packed(g, avx512_kernels<T>(), blk);
-}
-
-template <typename T>
-void v6_direct(const GemmArgs<T>& g, Blocking blk) {
-  // Without AVX-512 (not listed by versions()) the kernels have no in-place
-  // variant and the loops pack, so a direct caller still gets a right answer.
-  run_packed(g, avx512_kernels<T>(), blk, Operands::InPlace);
-}
-
-AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx2)
-AAKAAR_GEMM_INSTANTIATE_BLK(v4_microkernel_avx512)
-AAKAAR_GEMM_INSTANTIATE_BLK(v6_direct)
-
-std::vector<std::string> versions() {
-  std::vector<std::string> v = {"v0_naive", "v1_loop_order", "v2_blocked", "v3_packed"};
-  if (isa_at_least(Isa::Avx2)) v.push_back("v4_microkernel_avx2");
-  if (isa_at_least(Isa::Avx512)) v.push_back("v4_microkernel_avx512");
-  v.push_back("v5_threads");
-  if (isa_at_least(Isa::Avx512)) v.push_back("v6_direct");
-  return v;
-}
-
-template <typename T>
-bool run_version(const std::string& name, const GemmArgs<T>& g, Blocking blk) {
-  if (name == "v0_naive") v0_naive(g);
-  else if (name == "v1_loop_order") v1_loop_order(g);
-  else if (name == "v2_blocked") v2_blocked(g);
-  else if (name == "v3_packed") v3_packed(g, blk);
-  else if (name == "v4_microkernel_avx2" && isa_at_least(Isa::Avx2)) v4_microkernel_avx2(g, blk);
-  else if (name == "v4_microkernel_avx512" && isa_at_least(Isa::Avx512)) v4_microkernel_avx512(g, blk);
-  else if (name == "v5_threads") v5_threads(g, blk);
-  else if (name == "v6_direct" && isa_at_least(Isa::Avx512)) v6_direct(g, blk);
-  else return false;
-  return true;
-}
-template bool run_version<float>(const std::string&, const GemmArgs<float>&, Blocking);
-template bool run_version<double>(const std::string&, const GemmArgs<double>&, Blocking);
-
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

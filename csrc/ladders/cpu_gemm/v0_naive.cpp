@@ -3,8 +3,12 @@
 // down a column of B touches a new cache line at every k, so for large
 // matrices nearly every load misses: this is the floor of the ladder.
 #include "cpu/gemm/common.h"
+#include "ladders/cpu_gemm/ladder.h"
 
 namespace aakaar::cpu::gemm_ladder {
+
+using gemm_impl::apply_epilogue;
+using gemm_impl::scale_c;
 
 // [[book:gemm_v0]]
 template <typename T>

@@ -1,4 +1,5 @@
 // The CUDA GEMM ladder (gemm.cu): every rung is kept, validated and benchmarked.
+// Its top rung, v7, is the backend's matmul (csrc/cuda/gemm.h).
 //
 //   C[M,N] = alpha * A[M,K] @ B[K,N] + beta * C[M,N]
 //
@@ -20,7 +21,7 @@ enum class GemmVersion {
   DoubleBuffered = 7, // v6 with two shared tiles (one barrier per step) and conflict-free reads
 };
 // v6 and v7 take any operands: they use float4 loads for those whose layout allows them
-// and scalar loads for the rest, so the backend's matmul always calls the best rung.
+// and scalar loads for the rest. v7 is the kernel the backend's matmul runs (cuda/gemm.h).
 constexpr GemmVersion kBestGemm = GemmVersion::DoubleBuffered;
 constexpr int kGemmVersions = 7;
 

@@ -1,3 +1,6 @@
+// The portable micro-kernel (rung v3 of the ladder, and the library's kernel on
+// a CPU without AVX2) and the per-thread packing buffers of the packed loops.
+//
 // v3: packing. The loops of packed.h copy a block of A and a panel of B into
 // contiguous strips in the exact order the inner kernel reads them, and the
 // inner kernel keeps an MR x NR tile of C in local variables (registers, as
@@ -9,7 +12,7 @@
 #include "cpu/gemm/microkernels.h"
 #include "cpu/gemm/packed.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 void* packing_buffer(int slot, size_t bytes) {
   struct Buffer {
@@ -67,11 +70,4 @@ template void ukernel_portable<float>(int64_t, const float*, const float*, float
 template void ukernel_portable<double>(int64_t, const double*, const double*, double*, int64_t,
                                        double, double);
 
-template <typename T>
-void v3_packed(const GemmArgs<T>& g, Blocking blk) {
-  run_packed(g, portable_kernels<T>(), blk);
-}
-
-AAKAAR_GEMM_INSTANTIATE_BLK(v3_packed)
-
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl

@@ -15,7 +15,7 @@
 
 #include "cpu/gemm/microkernels.h"
 
-namespace aakaar::cpu::gemm_ladder {
+namespace aakaar::cpu::gemm_impl {
 
 namespace {
 
@@ -107,4 +107,4 @@ void ukernel_avx2_f64_6x8(int64_t kc, const double* a, const double* b, double* 
   store_f64(c + 5 * rs_c, c50, va, vb, read_c); store_f64(c + 5 * rs_c + 4, c51, va, vb, read_c);
 }
 
-}  // namespace aakaar::cpu::gemm_ladder
+}  // namespace aakaar::cpu::gemm_impl
