@@ -70,7 +70,7 @@ def _sources(root: Path, driver: str) -> tuple[list[Path], list[Path]]:
     if not src.is_file():
         known = ", ".join(sorted(p.stem for p in DRIVERS.glob("*.cu")))
         raise ValueError(f"unknown driver {driver!r}; the drivers are: {known}")
-    kernels = sorted((root / "csrc" / "cuda" / "kernels").glob("*.cu"))
+    kernels = sorted((root / "csrc" / "ladders" / "cuda").glob("*.cu"))
     runtime = sorted((root / "csrc" / "cuda" / "emu").glob("*.cpp"))
     return [src, *kernels], runtime
 
@@ -78,7 +78,8 @@ def _sources(root: Path, driver: str) -> tuple[list[Path], list[Path]]:
 def _key(root: Path, files: list[Path], cxx: str, flags: list[str]) -> str:
     h = hashlib.sha256(" ".join([cxx, *flags]).encode())
     h.update(subprocess.run([cxx, "--version"], capture_output=True, text=True).stdout.encode())
-    headers = sorted((root / "csrc" / "cuda").rglob("*.h")) + sorted((root / "csrc" / "cuda").rglob("*.cuh"))
+    dirs = [root / "csrc" / "cuda", root / "csrc" / "ladders" / "cuda"]
+    headers = sorted(h for d in dirs for pattern in ("*.h", "*.cuh") for h in d.rglob(pattern))
     for f in [*files, *headers]:
         h.update(f.name.encode())
         h.update(f.read_bytes())

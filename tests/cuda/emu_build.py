@@ -45,7 +45,8 @@ def _sources_hash() -> str:
     h = hashlib.sha256()
     h.update(" ".join(FLAGS).encode())
     h.update(subprocess.run([CXX, "--version"], capture_output=True, text=True).stdout.encode())
-    for folder in (EMU, KERNELS, DRIVERS):
+    # csrc/cuda (the emulator and the headers the ladders include, e.g. cuda/gemm.cuh), the ladders, the drivers.
+    for folder in (EMU.parent, KERNELS, DRIVERS):
         for f in sorted((REPO / folder).rglob("*")):
             if f.is_file() and f.suffix in {".h", ".cuh", ".cu", ".cpp"}:
                 h.update(str(f.relative_to(REPO)).encode())
