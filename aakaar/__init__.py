@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
+    ArgumentError,
+    DTypeError,
     Generator,
     Tensor,
     arange,
@@ -43,10 +45,16 @@ from . import autograd, cuda  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
 from .functional_ops import *  # noqa: F401,F403
-from .creation import tensor, as_tensor, zeros_like, ones_like, full_like, empty_like, rand_like, randn_like  # noqa: F401
+from .creation import (  # noqa: F401
+    as_tensor, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, tensor, zeros_like,
+)
 from .serialization import load, save  # noqa: F401
+from . import _arg_aliases
 
 _install_methods()
+_arg_aliases.install()  # after _install_methods: max and min are Python methods
+cat = _arg_aliases.accept_numpy_names(cat)
+stack = _arg_aliases.accept_numpy_names(stack)
 dtype.__repr__ = dtype.__str__ = lambda self: f"aakaar.{self.name}"
 
 bool = dtype.bool  # noqa: A001  (torch-style names shadow builtins inside the package namespace only)
@@ -57,6 +65,25 @@ float32 = dtype.float32
 float = dtype.float32  # noqa: A001
 float64 = dtype.float64
 double = dtype.float64
+
+# PyTorch names of dtypes aakaar does not have. torch.int is int32, not int64:
+# quietly handing out int64 would change results (overflow, memory), so these
+# are absent, and asking for one says so.
+_MISSING_DTYPES = {
+    "int": "int32", "int32": "int32", "short": "int16", "int16": "int16", "int8": "int8",
+    "half": "float16", "float16": "float16", "bfloat16": "bfloat16",
+    "cfloat": "complex64", "complex64": "complex64", "cdouble": "complex128", "complex128": "complex128",
+}
+
+
+def __getattr__(name: str):
+    if name in _MISSING_DTYPES:
+        raise AttributeError(
+            f"module 'aakaar' has no attribute '{name}': aakaar has no {_MISSING_DTYPES[name]} dtype yet "
+            "(its dtypes are bool, uint8, int64, float32 and float64); use aakaar.int64 (aakaar.long) for "
+            "integers and aakaar.float32 (aakaar.float) for floats"
+        )
+    raise AttributeError(f"module 'aakaar' has no attribute '{name}'")
 
 __version__ = "0.1.0"
 
@@ -69,3 +96,9 @@ def empty_cache() -> None:
 def default_generator() -> Generator:
     """The generator used when no ``generator=`` is given."""
     return _C.default_generator()
+
+
+# The subpackages, reachable after `import aakaar` as torch.nn is after `import
+# torch`. Imported last: each of them imports from the names defined above.
+# (aakaar.nn imports aakaar.nn.functional and aakaar.nn.init.)
+from . import data, nn, optim  # noqa: E402,F401

@@ -113,8 +113,11 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def _scalar_of(kind: type):
     def convert(self: Tensor):
-        if self.numel() != 1:
-            raise ValueError(f"only one-element tensors can be converted to Python scalars (shape {tuple(self.shape)})")
+        if self.numel() != 1:  # torch raises a RuntimeError; ArgumentError is that and a ValueError
+            raise _C.ArgumentError(
+                f"only one-element tensors can be converted to Python scalars: a Tensor with {self.numel()} "
+                f"elements (shape {tuple(self.shape)}) cannot be converted to Scalar"
+            )
         return kind(self.item())
 
     return convert
@@ -159,6 +162,13 @@ def _type_as(self: Tensor, other: Tensor) -> Tensor:
     return self._to_dtype(other.dtype)
 
 
+def _t(self: Tensor) -> Tensor:
+    """Transpose of a matrix (at most 2 dims), as ``torch.Tensor.t``."""
+    if self.ndim > 2:
+        raise _C.ArgumentError(f"t() expects a tensor with <= 2 dims, got shape {tuple(self.shape)}")
+    return self.transpose(0, 1) if self.ndim == 2 else self
+
+
 def _is_floating_point(self: Tensor) -> bool:
     """Whether the dtype is float32 or float64."""
     return self.dtype.is_floating_point
@@ -179,6 +189,7 @@ def install_methods() -> None:
     Tensor.bool = _as(_C.dtype.bool)
     Tensor.byte = _as(_C.dtype.uint8)
     Tensor.type_as = _type_as
+    Tensor.t = _t
     Tensor.is_floating_point = _is_floating_point
     Tensor.max = _max
     Tensor.min = _min

@@ -9,7 +9,10 @@ import numpy as np
 from . import _C
 from ._C import Tensor
 
-__all__ = ["tensor", "as_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like"]
+__all__ = [
+    "tensor", "as_tensor", "zeros_like", "ones_like", "full_like", "empty_like", "rand_like", "randn_like",
+    "randint_like",
+]
 
 _NUMPY_OF = {
     _C.dtype.bool: np.bool_,
@@ -53,14 +56,24 @@ def _infer(data: Any, path: tuple[int, ...] = ()) -> tuple[tuple[int, ...], str]
     return (len(data),) + first, kind
 
 
-def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tensor:
+def _requiring_grad(t: Tensor, requires_grad: bool) -> Tensor:
+    """``t`` made a leaf that requires grad when asked (a RuntimeError for a non-floating dtype, as in PyTorch)."""
+    return t.requires_grad_(True) if requires_grad else t
+
+
+def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, a numpy array or a tensor).
 
     The dtype is inferred like PyTorch: bools give ``bool``, ints ``int64``, any float ``float32``.
+    The result is always a leaf (a tensor's history is not copied); ``requires_grad=True`` makes it
+    one that requires grad.
     """
     if isinstance(data, Tensor):
-        out = data.to(dtype) if dtype is not None else data
-        return out.clone() if out is data else out
+        src = data.detach()
+        out = src.to(dtype) if dtype is not None else src
+        out = out.clone() if out is src else out
+        out = out.to(device) if device is not None else out
+        return _requiring_grad(out, requires_grad)
     if isinstance(data, np.ndarray):
         if data.dtype not in _SUPPORTED_NUMPY:
             if dtype is None:
@@ -76,7 +89,7 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tens
             dtype = {"bool": _C.dtype.bool, "int": _C.dtype.int64, "float": _C.dtype.float32}[kind]
         items = data
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
-            items = [x.numpy() if isinstance(x, Tensor) else x for x in data]
+            items = [x.detach().numpy() if isinstance(x, Tensor) else x for x in data]
         try:
             arr = np.array(items, dtype=_NUMPY_OF[dtype])
         except OverflowError as e:
@@ -84,7 +97,8 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None) -> Tens
     out = _C.from_numpy(np.asarray(arr, order="C")).clone()
     if dtype is not None and out.dtype != dtype:
         out = out.to(dtype)
-    return out.to(device) if device is not None else out
+    out = out.to(device) if device is not None else out
+    return _requiring_grad(out, requires_grad)
 
 
 def as_tensor(data: Any, dtype: _C.dtype | None = None) -> Tensor:
@@ -97,31 +111,53 @@ def as_tensor(data: Any, dtype: _C.dtype | None = None) -> Tensor:
     return tensor(data, dtype)
 
 
-def empty_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
-    """An uninitialised tensor with ``t``'s shape (and dtype unless given)."""
-    return _C.empty(*t.shape, dtype=dtype or t.dtype, device=t.device)
+# The *_like factories take PyTorch's keywords: dtype, device and requires_grad.
 
 
-def zeros_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
+def empty_like(t: Tensor, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor with ``t``'s shape (and dtype and device unless given)."""
+    return _C.empty(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
+
+
+def zeros_like(t: Tensor, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Zeros with ``t``'s shape."""
-    return _C.zeros(*t.shape, dtype=dtype or t.dtype, device=t.device)
+    return _C.zeros(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def ones_like(t: Tensor, *, dtype: _C.dtype | None = None) -> Tensor:
+def ones_like(t: Tensor, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """Ones with ``t``'s shape."""
-    return _C.ones(*t.shape, dtype=dtype or t.dtype, device=t.device)
+    return _C.ones(*t.shape, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def full_like(t: Tensor, fill_value: Any, *, dtype: _C.dtype | None = None) -> Tensor:
+def full_like(
+    t: Tensor, fill_value: Any, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
     """``fill_value`` everywhere, with ``t``'s shape."""
-    return _C.full(t.shape, fill_value, dtype=dtype or t.dtype, device=t.device)
+    return _C.full(t.shape, fill_value, dtype=dtype or t.dtype, device=device or t.device, requires_grad=requires_grad)
 
 
-def rand_like(t: Tensor, *, dtype: _C.dtype | None = None, generator: Any = None) -> Tensor:
+def rand_like(
+    t: Tensor, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+) -> Tensor:
     """Uniform [0, 1) numbers with ``t``'s shape."""
-    return _C.rand(*t.shape, dtype=dtype or t.dtype, device=t.device, generator=generator)
+    return _C.rand(*t.shape, dtype=dtype or t.dtype, device=device or t.device, generator=generator,
+                   requires_grad=requires_grad)
 
 
-def randn_like(t: Tensor, *, dtype: _C.dtype | None = None, generator: Any = None) -> Tensor:
+def randn_like(
+    t: Tensor, *, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+) -> Tensor:
     """Standard normal numbers with ``t``'s shape."""
-    return _C.randn(*t.shape, dtype=dtype or t.dtype, device=t.device, generator=generator)
+    return _C.randn(*t.shape, dtype=dtype or t.dtype, device=device or t.device, generator=generator,
+                    requires_grad=requires_grad)
+
+
+def randint_like(
+    t: Tensor, low: int = 0, high: int | None = None, *, dtype: _C.dtype | None = None, device: Any = None,
+    requires_grad: bool = False, generator: Any = None,
+) -> Tensor:
+    """Random integers in [low, high) with ``t``'s shape (``randint_like(t, high)`` as in PyTorch)."""
+    if high is None:
+        low, high = 0, low
+    return _C.randint(low, high, tuple(t.shape), dtype=dtype or t.dtype, device=device or t.device,
+                      generator=generator, requires_grad=requires_grad)

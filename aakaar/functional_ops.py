@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _C
 from ._C import Tensor
 
 _UNARY = [
@@ -45,7 +46,7 @@ for _name in _UNARY:
 def t(input: Tensor) -> Tensor:
     """Transpose of a matrix (``input`` must have at most 2 dims)."""
     if input.ndim > 2:
-        raise ValueError(f"t() expects a tensor with <= 2 dims, got shape {tuple(input.shape)}")
+        raise _C.ArgumentError(f"t() expects a tensor with <= 2 dims, got shape {tuple(input.shape)}")
     return input.transpose(0, 1) if input.ndim == 2 else input
 
 

@@ -10,12 +10,14 @@ Rules where the derivative is not defined or not obvious (all PyTorch's):
   that element. ``maximum``/``minimum`` split it in half on a tie; ``relu``,
   ``abs`` and ``clamp`` at their kinks give 0, 0 and 1 (inside the bounds).
 * **In-place ops** on tensors in the graph are recorded like out-of-place ops
-  and the tensor takes over the new history. They are refused on a leaf that
-  requires grad (its value is what gradients are taken with respect to) and
-  on memory shared with another tensor (a view, its base, a value saved for
-  backward), whose history could not be updated: their gradients would be
-  silently wrong. Modifying a tensor that a node saved *as itself* is caught
-  by its version counter: the next backward raises, naming the node.
+  and the tensor takes over the new history. A tensor that a node saved for
+  backward may be modified, as in PyTorch: its version counter makes that
+  node's backward raise ("one of the variables needed for gradient
+  computation has been modified by an inplace operation"), naming the node,
+  if the value is really needed. Refused at once: a leaf that requires grad,
+  or a view of one (its value is what gradients are taken with respect to),
+  and memory shared with another *live* tensor (a view or its base), whose
+  history could not be updated: its gradient would be silently wrong.
 """
 
 from __future__ import annotations

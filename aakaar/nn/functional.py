@@ -44,10 +44,11 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None, activation
     """
     _check_tensor(input, "linear")
     _check_tensor(weight, "linear", "weight")
+    # Shape errors are ArgumentErrors: ValueErrors that are also the RuntimeError torch raises.
     if weight.ndim != 2:
-        raise ValueError(f"linear(): weight must be 2-d (out_features, in_features), got shape {tuple(weight.shape)}")
+        raise _C.ArgumentError(f"linear(): weight must be 2-d (out_features, in_features), got shape {tuple(weight.shape)}")
     if input.ndim == 0 or input.shape[-1] != weight.shape[1]:
-        raise ValueError(
+        raise _C.ArgumentError(
             f"linear(): input shape {tuple(input.shape)} does not end in in_features={weight.shape[1]} "
             f"(weight shape {tuple(weight.shape)})"
         )

@@ -50,13 +50,17 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       return record("SubBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs& n) {
         return TensorList{g[0], n[1] ? neg(g[0]) : nullptr};
       });
+    // Each factor is saved only if the other one's gradient needs it (as torch
+    // does): y * 2 keeps no reference to y, so y may be changed in place later.
     case BinaryOp::Mul:
-      return record("MulBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+      return record("MulBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, requires_grad(a) ? b : nullptr},
+                    [](const TensorList& g, const TensorList& s, const Needs& n) {
         return TensorList{n[0] ? mul(g[0], s[1]) : nullptr, n[1] ? mul(g[0], s[0]) : nullptr};
       });
     // [[/book:binary_add_mul]]
     case BinaryOp::Div:
-      return record("DivBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+      return record("DivBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, b},
+                    [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorPtr ga = div(g[0], s[1]);
         return TensorList{n[0] ? ga : nullptr, n[1] ? neg(div(mul(ga, s[0]), s[1])) : nullptr};
       });
@@ -101,80 +105,81 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
 }
 
 void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p) {
-  auto rec = [&](const char* name, std::function<TensorPtr(const TensorPtr& g, const TensorPtr& x, const TensorPtr& y)> f) {
-    record(name, {in}, out, {in, out}, [f](const TensorList& g, const TensorList& s, const Needs&) {
-      return TensorList{f(g[0], s[0], s[1])};
+  // Each formula saves what it reads, as PyTorch's does: the input x, the
+  // output y (exp, tanh, sigmoid, relu...), or nothing (neg). What is saved is
+  // what an in-place op must leave alone until backward (version counters).
+  enum class Saves { Nothing, Input, Output };
+  auto rec = [&](const char* name, Saves saves,
+                 std::function<TensorPtr(const TensorPtr& g, const TensorPtr& x, const TensorPtr& y)> f) {
+    TensorList to_save;
+    if (saves != Saves::Nothing) to_save.push_back(saves == Saves::Input ? in : out);
+    record(name, {in}, out, to_save, [f, saves](const TensorList& g, const TensorList& s, const Needs&) {
+      return TensorList{f(g[0], saves == Saves::Input ? s[0] : nullptr, saves == Saves::Output ? s[0] : nullptr)};
     });
   };
   switch (op) {
-    case UnaryOp::Neg: return rec("NegBackward", [](auto& g, auto&, auto&) { return neg(g); });
-    case UnaryOp::Abs: return rec("AbsBackward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Sign, x)); });
+    case UnaryOp::Neg: return rec("NegBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return neg(g); });
+    case UnaryOp::Abs: return rec("AbsBackward", Saves::Input, [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Sign, x)); });
     case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-      return rec("ZeroGradBackward", [](auto& g, auto&, auto&) { return zeros_like(g); });
+      return rec("ZeroGradBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return zeros_like(g); });
     case UnaryOp::Exp:
-      // Under create_graph the saved output has no history: recompute exp(x).
-      return rec("ExpBackward", [](auto& g, auto& x, auto& y) { return mul(g, grad_enabled() ? ops::unary(UnaryOp::Exp, x) : y); });
-    case UnaryOp::Log: return rec("LogBackward", [](auto& g, auto& x, auto&) { return div(g, x); });
-    case UnaryOp::Log1p: return rec("Log1pBackward", [](auto& g, auto& x, auto&) { return div(g, adds(x, 1.0)); });
-    case UnaryOp::Expm1: return rec("Expm1Backward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Exp, x)); });
-    case UnaryOp::Sqrt: return rec("SqrtBackward", [](auto& g, auto& x, auto& y) {
-      return div(muls(g, 0.5), grad_enabled() ? ops::unary(UnaryOp::Sqrt, x) : y); });
-    case UnaryOp::Rsqrt: return rec("RsqrtBackward", [](auto& g, auto& x, auto&) {
-      TensorPtr r = ops::unary(UnaryOp::Rsqrt, x);
+      return rec("ExpBackward", Saves::Output, [](auto& g, auto&, auto& y) { return mul(g, y); });
+    case UnaryOp::Log: return rec("LogBackward", Saves::Input, [](auto& g, auto& x, auto&) { return div(g, x); });
+    case UnaryOp::Log1p: return rec("Log1pBackward", Saves::Input, [](auto& g, auto& x, auto&) { return div(g, adds(x, 1.0)); });
+    case UnaryOp::Expm1: return rec("Expm1Backward", Saves::Output, [](auto& g, auto&, auto& y) { return mul(g, adds(y, 1.0)); });
+    case UnaryOp::Sqrt: return rec("SqrtBackward", Saves::Output, [](auto& g, auto&, auto& y) { return div(muls(g, 0.5), y); });
+    case UnaryOp::Rsqrt: return rec("RsqrtBackward", Saves::Output, [](auto& g, auto&, auto& r) {
       return mul(muls(g, -0.5), mul(r, mul(r, r))); });
-    case UnaryOp::Sin: return rec("SinBackward", [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Cos, x)); });
-    case UnaryOp::Cos: return rec("CosBackward", [](auto& g, auto& x, auto&) { return neg(mul(g, ops::unary(UnaryOp::Sin, x))); });
-    case UnaryOp::Tanh: return rec("TanhBackward", [](auto& g, auto& x, auto& y0) {
-      TensorPtr y = grad_enabled() ? ops::unary(UnaryOp::Tanh, x) : y0;
+    case UnaryOp::Sin: return rec("SinBackward", Saves::Input, [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Cos, x)); });
+    case UnaryOp::Cos: return rec("CosBackward", Saves::Input, [](auto& g, auto& x, auto&) { return neg(mul(g, ops::unary(UnaryOp::Sin, x))); });
+    case UnaryOp::Tanh: return rec("TanhBackward", Saves::Output, [](auto& g, auto&, auto& y) {
       return mul(g, adds(neg(mul(y, y)), 1.0)); });
-    case UnaryOp::Sigmoid: return rec("SigmoidBackward", [](auto& g, auto& x, auto& y0) {
-      TensorPtr y = grad_enabled() ? ops::unary(UnaryOp::Sigmoid, x) : y0;
+    case UnaryOp::Sigmoid: return rec("SigmoidBackward", Saves::Output, [](auto& g, auto&, auto& y) {
       return mul(g, mul(y, adds(neg(y), 1.0))); });
-    case UnaryOp::Relu: return rec("ReluBackward", [](auto& g, auto& x, auto&) {
-      return mul(g, as_float(cmp(BinaryOp::Gt, x, 0.0), g->dtype)); });
-    case UnaryOp::Erf: return rec("ErfBackward", [](auto& g, auto& x, auto&) {
+    case UnaryOp::Relu: return rec("ReluBackward", Saves::Output, [](auto& g, auto&, auto& y) {
+      return mul(g, as_float(cmp(BinaryOp::Gt, y, 0.0), g->dtype)); });
+    case UnaryOp::Erf: return rec("ErfBackward", Saves::Input, [](auto& g, auto& x, auto&) {
       // d/dx erf(x) = 2/sqrt(pi) exp(-x^2)
       return mul(muls(g, 1.1283791670955126), ops::unary(UnaryOp::Exp, neg(mul(x, x)))); });
-    case UnaryOp::Gelu: return rec("GeluBackward", [](auto& g, auto& x, auto&) {
+    case UnaryOp::Gelu: return rec("GeluBackward", Saves::Input, [](auto& g, auto& x, auto&) {
       // gelu(x) = x Phi(x): derivative Phi(x) + x phi(x)
       TensorPtr cdf = muls(adds(ops::unary(UnaryOp::Erf, muls(x, M_SQRT1_2)), 1.0), 0.5);
       TensorPtr pdf = muls(ops::unary(UnaryOp::Exp, muls(mul(x, x), -0.5)), 0.3989422804014327);
       return mul(g, add(cdf, mul(x, pdf))); });
-    case UnaryOp::GeluTanh: return rec("GeluTanhBackward", [](auto& g, auto& x, auto&) {
+    case UnaryOp::GeluTanh: return rec("GeluTanhBackward", Saves::Input, [](auto& g, auto& x, auto&) {
       const double k = 0.7978845608028654, c = 0.044715;
       TensorPtr x2 = mul(x, x);
       TensorPtr t = ops::unary(UnaryOp::Tanh, muls(add(x, muls(mul(x2, x), c)), k));
       TensorPtr left = muls(adds(t, 1.0), 0.5);
       TensorPtr right = mul(muls(x, 0.5 * k), mul(adds(neg(mul(t, t)), 1.0), adds(muls(x2, 3 * c), 1.0)));
       return mul(g, add(left, right)); });
-    case UnaryOp::Silu: return rec("SiluBackward", [](auto& g, auto& x, auto&) {
+    case UnaryOp::Silu: return rec("SiluBackward", Saves::Input, [](auto& g, auto& x, auto&) {
       TensorPtr s = ops::unary(UnaryOp::Sigmoid, x);
       return mul(g, mul(s, adds(mul(x, adds(neg(s), 1.0)), 1.0))); });
     case UnaryOp::Softplus: {
       const double beta = p.a, threshold = p.b;
-      return rec("SoftplusBackward", [beta, threshold](auto& g, auto& x, auto&) {
+      return rec("SoftplusBackward", Saves::Input, [beta, threshold](auto& g, auto& x, auto&) {
         TensorPtr bx = muls(x, beta);
         TensorPtr s = ops::unary(UnaryOp::Sigmoid, bx);
         return mul(g, ops::where(cmp(BinaryOp::Gt, bx, threshold), ops::full({}, Scalar::from_int(1), x->dtype, x->device()), s)); });
     }
-    case UnaryOp::Reciprocal: return rec("ReciprocalBackward", [](auto& g, auto& x, auto&) {
-      TensorPtr r = ops::unary(UnaryOp::Reciprocal, x);
+    case UnaryOp::Reciprocal: return rec("ReciprocalBackward", Saves::Output, [](auto& g, auto&, auto& r) {
       return neg(mul(g, mul(r, r))); });
-    case UnaryOp::Square: return rec("SquareBackward", [](auto& g, auto& x, auto&) { return mul(g, muls(x, 2.0)); });
+    case UnaryOp::Square: return rec("SquareBackward", Saves::Input, [](auto& g, auto& x, auto&) { return mul(g, muls(x, 2.0)); });
     case UnaryOp::LeakyRelu: {
       const double slope = p.a;
-      return rec("LeakyReluBackward", [slope](auto& g, auto& x, auto&) {
+      return rec("LeakyReluBackward", Saves::Input, [slope](auto& g, auto& x, auto&) {
         TensorPtr pos = as_float(cmp(BinaryOp::Gt, x, 0.0), g->dtype);
         return mul(g, adds(muls(pos, 1.0 - slope), slope)); });
     }
     case UnaryOp::Elu: {
       const double alpha = p.a;
-      return rec("EluBackward", [alpha](auto& g, auto& x, auto&) {
+      return rec("EluBackward", Saves::Input, [alpha](auto& g, auto& x, auto&) {
         TensorPtr neg_part = muls(ops::unary(UnaryOp::Exp, x), alpha);
         return mul(g, ops::where(cmp(BinaryOp::Gt, x, 0.0), ops::full({}, Scalar::from_int(1), x->dtype, x->device()), neg_part)); });
     }
     case UnaryOp::Clamp: {
-      return rec("ClampBackward", [p](auto& g, auto& x, auto&) {
+      return rec("ClampBackward", Saves::Input, [p](auto& g, auto& x, auto&) {
         TensorPtr keep = ops::full(x->shape, Scalar::from_bool(true), DType::Bool, x->device());
         if (p.has_a) keep = binary(BinaryOp::LogicalAnd, keep, cmp(BinaryOp::Ge, x, p.a));
         if (p.has_b) keep = binary(BinaryOp::LogicalAnd, keep, cmp(BinaryOp::Le, x, p.b));
@@ -260,13 +265,13 @@ void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const Ten
 
 void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool log) {
   if (log)
-    return record("LogSoftmaxBackward", {in}, out, {in, out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
-      TensorPtr p = grad_enabled() ? ops::softmax(s[0], dim, false) : ops::unary(UnaryOp::Exp, s[1]);
+    return record("LogSoftmaxBackward", {in}, out, {out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
+      TensorPtr p = ops::unary(UnaryOp::Exp, s[0]);
       return TensorList{sub(g[0], mul(p, ops::sum(g[0], ops::DimList{dim}, true, std::nullopt)))};
     });
   // [[book:softmax_backward]]
-  record("SoftmaxBackward", {in}, out, {in, out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
-    TensorPtr y = grad_enabled() ? ops::softmax(s[0], dim, false) : s[1];
+  record("SoftmaxBackward", {in}, out, {out}, [dim](const TensorList& g, const TensorList& s, const Needs&) {
+    const TensorPtr& y = s[0];  // saved output, with its history under create_graph
     TensorPtr dot = ops::sum(mul(g[0], y), ops::DimList{dim}, true, std::nullopt);
     return TensorList{mul(y, sub(g[0], dot))};
   });
@@ -380,12 +385,23 @@ TensorPtr view_scatter(const TensorPtr& g, const Shape& shape, std::function<Ten
 // [[/book:view_scatter]]
 }  // namespace
 
+namespace {
+// A view of a leaf that requires grad (or of such a view) is marked, so an
+// in-place op on it is refused like one on the leaf (PyTorch's rule).
+void mark_view_of_leaf(const TensorPtr& out, const TensorPtr& in) {
+  if (!out->autograd || !in->autograd || out->storage != in->storage) return;
+  const bool in_is_leaf = in->autograd->requires_grad && !in->autograd->grad_fn;
+  if (in_is_leaf || in->autograd->view_of_leaf) out->autograd->view_of_leaf = true;
+}
+}  // namespace
+
 void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,
                  std::function<TensorPtr(const TensorPtr&)> reapply) {
   const Shape in_shape = in->shape;
   record(name, {in}, out, {}, [in_shape, reapply](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{view_scatter(g[0], in_shape, reapply)};
   });
+  mark_view_of_leaf(out, in);
 }
 
 void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& in,
@@ -393,6 +409,7 @@ void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& i
   record(name, {in}, out, {}, [backward](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{backward(g[0])};
   });
+  mark_view_of_leaf(out, in);
 }
 
 void record_as_strided(const TensorPtr& out, const TensorPtr& in) {
@@ -410,6 +427,7 @@ void record_as_strided(const TensorPtr& out, const TensorPtr& in) {
     TensorPtr mine = ops::reshape(ops::as_strided(positions, in_shape, in_strides, in_off), {-1});
     return TensorList{ops::reshape(ops::index(buffer, {mine}), in_shape)};
   });
+  mark_view_of_leaf(out, in);
 }
 
 // ---- in-place -------------------------------------------------------------------
@@ -422,30 +440,35 @@ bool inplace_needs_history(const TensorPtr& self, std::initializer_list<const Te
   return false;
 }
 
-// The in-place rules. An in-place op on a tensor in the graph is computed
-// out of place (recorded as usual, reading a copy of the old value) and the
-// result is written back; the tensor then takes over the new history.
-// Refused:
-//  - on a leaf that requires grad: its value is what the gradient is taken
-//    with respect to, so overwriting it would make .grad meaningless;
-//  - when the memory is shared with any other tensor: a view or its base, a
-//    sibling view, or a value saved for backward (held by a node). Those
-//    tensors would see the new values while their history still describes
-//    the old ones, and their gradients would be silently wrong. A view whose
-//    base is gone (the result of matmul or reshape, say) is the sole owner of
-//    its memory and may be modified. (PyTorch instead rewrites the base's
-//    history; refusing keeps every accepted case exactly right.)
-// A tensor saved by a node *as itself* (the same tensor object, e.g. y in
-// y * z) is not caught here; the version counter makes the later backward
-// raise, naming the node, as in PyTorch.
+// The in-place rules (PyTorch's, where this library can follow them). An
+// in-place op on a tensor in the graph is computed out of place (recorded as
+// usual, reading a copy of the old value) and the result is written back; the
+// tensor then takes over the new history. A tensor that some node saved for
+// backward may be modified: the saved value's version counter makes that
+// node's backward raise, naming it, if (and only if) the value is needed.
+// Refused at once:
+//  - on a leaf that requires grad, or a view of one: its value is what the
+//    gradient is taken with respect to, so overwriting it would make .grad
+//    meaningless;
+//  - when the memory is shared with another live tensor (a view or its base,
+//    a sibling view): that tensor would see the new values while its history
+//    still describes the old ones, and its gradient would be silently wrong.
+//    (PyTorch instead rewrites the base's history; refusing keeps every
+//    accepted case exactly right.) Autograd's own saved copies do not count:
+//    they are checked by version. A view whose base is gone (the result of
+//    matmul or reshape, say) is the sole owner of its memory and may be modified.
 void inplace_with_history(const TensorPtr& self, const char* op_name, const std::function<TensorPtr()>& compute) {
-  AK_CHECK(!(requires_grad(self) && !self->autograd->grad_fn), RuntimeError, "a leaf tensor that requires grad is "
+  AK_CHECK(!(requires_grad(self) && !self->autograd->grad_fn), RuntimeError, "a leaf Variable that requires grad is "
            "being used in an in-place operation (", op_name, "); wrap it in `with aakaar.no_grad():` or use the "
            "out-of-place version");
-  AK_CHECK(self->storage.use_count() == 1, RuntimeError, "in-place operation ", op_name, " in the autograd graph on "
-           "a tensor whose memory is shared with another tensor (a view, its base, or a value saved for backward) "
-           "is not supported: the other tensors' gradients would be silently wrong. Use the out-of-place version "
-           "(e.g. x = x.add(y)).");
+  AK_CHECK(!(self->autograd && self->autograd->view_of_leaf), RuntimeError, "a view of a leaf Variable that requires "
+           "grad is being used in an in-place operation (", op_name, "); wrap it in `with aakaar.no_grad():` or "
+           "modify a .clone()");
+  const int64_t other_holders = static_cast<int64_t>(self->storage.use_count()) - 1 - self->storage->saved_refs();
+  AK_CHECK(other_holders == 0, RuntimeError, "in-place operation ", op_name, " in the autograd graph on a tensor "
+           "whose memory is shared with another live tensor (a view of it, or its base) is not supported: the other "
+           "tensor's gradient would be silently wrong. Use the out-of-place version (e.g. x = x.add(y)), or modify a "
+           ".clone().");
   TensorPtr result = compute();
   {
     GradModeGuard no_grad(false);

@@ -26,6 +26,28 @@ void set_grad_enabled(bool enabled) { g_grad_enabled = enabled; }
 Node::Node() : sequence_nr(g_next_sequence_nr++) {}
 
 // [[book:saved_tensor_unpack]]
+SavedTensor::SavedTensor(const TensorPtr& t, const std::shared_ptr<Node>& output_of, uint32_t output_nr)
+    : saved_(t != nullptr), grad_fn_(output_of), output_nr_(output_nr), is_output_(output_of != nullptr) {
+  if (!t) return;
+  tensor_ = std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, t->dtype);
+  // An input keeps its history (create_graph differentiates through it); an
+  // output gets it back from the weak grad_fn_ when unpacked. A non-leaf's
+  // history is copied as it is now: an in-place op may later give the tensor
+  // a new one, which may come from this very node (y.mul_(y)), and sharing it
+  // would make a cycle. A leaf's state is shared (its .grad and accumulator).
+  if (!is_output_ && t->autograd && t->autograd->grad_fn) {
+    auto m = std::make_shared<AutogradMeta>();
+    m->requires_grad = t->autograd->requires_grad;
+    m->grad_fn = t->autograd->grad_fn;
+    m->output_nr = t->autograd->output_nr;
+    tensor_->autograd = std::move(m);
+  } else if (!is_output_) {
+    tensor_->autograd = t->autograd;
+  }
+  version_ = t->storage->version();
+  t->storage->add_saved_ref();
+}
+
 TensorPtr SavedTensor::unpack(const char* node_name) const {
   if (!saved_) return nullptr;
   AK_CHECK(tensor_ != nullptr, RuntimeError,
@@ -34,9 +56,19 @@ TensorPtr SavedTensor::unpack(const char* node_name) const {
            "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time.");
   AK_CHECK(tensor_->storage->version() == version_, RuntimeError,
            "one of the variables needed for gradient computation has been modified by an inplace operation: ",
-           describe(tensor_), " is at version ", tensor_->storage->version(), "; expected version ", version_,
-           " instead. It was saved by ", node_name, ".");
-  return tensor_;
+           describe(tensor_), ", which was saved by ", node_name, ", is at version ", tensor_->storage->version(),
+           "; expected version ", version_, " instead. Hint: the tensor was changed in place after ", node_name,
+           " saved it for backward; use the out-of-place op (x = x + 1, not x.add_(1)) or modify a .clone().");
+  if (!is_output_) return tensor_;
+  std::shared_ptr<Node> fn = grad_fn_.lock();  // alive: it is the node unpacking
+  if (!fn) return tensor_;
+  TensorPtr out = std::make_shared<Tensor>(tensor_->storage, tensor_->offset, tensor_->shape, tensor_->strides,
+                                           tensor_->dtype);
+  AutogradMeta& m = meta(out);
+  m.requires_grad = true;
+  m.grad_fn = std::move(fn);
+  m.output_nr = output_nr_;
+  return out;
 }
 // [[/book:saved_tensor_unpack]]
 
@@ -49,8 +81,8 @@ AutogradMeta& meta(const TensorPtr& t) {
 
 void set_requires_grad(const TensorPtr& t, bool value) {
   if (value)
-    AK_CHECK(is_floating(t->dtype), RuntimeError, "only tensors of floating point dtype can require gradients, got ",
-             dtype_name(t->dtype));
+    AK_CHECK(is_floating(t->dtype), RuntimeError, "Only Tensors of floating point dtype can require gradients (got ",
+             dtype_name(t->dtype), ")");
   AK_CHECK(!(t->autograd && t->autograd->grad_fn), RuntimeError,
            "you can only change requires_grad flags of leaf tensors; this one was produced by ",
            t->autograd ? t->autograd->grad_fn->name() : std::string("?"),
@@ -156,11 +188,16 @@ void record(const char* name, const TensorList& inputs, const TensorList& output
   node->next_edges.reserve(inputs.size());
   for (const auto& in : inputs) node->next_edges.push_back(requires_grad(in) ? gradient_edge(in) : Edge{});
   for (const auto& s : to_save) {
-    bool is_output = false;
-    for (const auto& o : outputs) is_output |= (s == o);
-    // A saved output is kept as a detached alias: holding the output itself
-    // would make a cycle (output -> grad_fn -> saved output).
-    node->saved.emplace_back(is_output ? detach(s) : s);
+    // A saved (floating) output is kept without history and refers to the node
+    // weakly: holding the output itself would make a cycle (output -> grad_fn ->
+    // saved output). See SavedTensor.
+    int64_t output_nr = -1;
+    for (size_t i = 0; i < outputs.size(); ++i)
+      if (s && s == outputs[i] && is_floating(s->dtype)) output_nr = static_cast<int64_t>(i);
+    if (output_nr >= 0)
+      node->saved.emplace_back(s, node, static_cast<uint32_t>(output_nr));
+    else
+      node->saved.emplace_back(s);
   }
   node->formula = std::move(formula);
   node->device = outputs.empty() ? Device{} : outputs[0]->device();

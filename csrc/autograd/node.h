@@ -30,20 +30,57 @@ using GradHook = std::function<TensorPtr(const TensorPtr&)>;
 
 // A tensor kept for backward, with the storage version it had when saved:
 // if an in-place op changed it since, unpacking raises instead of silently
-// computing a wrong gradient.
+// computing a wrong gradient (PyTorch's rule: in-place ops on saved tensors
+// are allowed, and caught at backward only if the value is really needed).
+// The slot holds an alias of its own (same storage, view and autograd state),
+// counted on the storage, so in-place ops can tell autograd's holders from a
+// user's live views. A null tensor (an input whose value the formula will not
+// need) is saved as "nothing" and unpacks to null.
+// An output of the saving node itself is kept without history, and the node
+// only weakly (holding it would make a cycle: output -> grad_fn -> saved
+// output); it unpacks with its history restored, so formulas may use it under
+// create_graph (PyTorch does the same).
 class SavedTensor {
  public:
   SavedTensor() = default;
-  explicit SavedTensor(const TensorPtr& t) : tensor_(t), version_(t ? t->storage->version() : 0), saved_(true) {}
+  explicit SavedTensor(const TensorPtr& t, const std::shared_ptr<Node>& output_of = nullptr, uint32_t output_nr = 0);
+  SavedTensor(SavedTensor&& o) noexcept
+      : tensor_(std::move(o.tensor_)), version_(o.version_), saved_(o.saved_), grad_fn_(std::move(o.grad_fn_)),
+        output_nr_(o.output_nr_), is_output_(o.is_output_) {}
+  SavedTensor& operator=(SavedTensor&& o) noexcept {
+    if (this != &o) {
+      release();
+      tensor_ = std::move(o.tensor_);
+      version_ = o.version_;
+      saved_ = o.saved_;
+      grad_fn_ = std::move(o.grad_fn_);
+      output_nr_ = o.output_nr_;
+      is_output_ = o.is_output_;
+    }
+    return *this;
+  }
+  SavedTensor(const SavedTensor&) = delete;
+  SavedTensor& operator=(const SavedTensor&) = delete;
+  ~SavedTensor() { release(); }
+
   TensorPtr unpack(const char* node_name) const;
-  void release() { tensor_.reset(); }
-  TensorPtr take() { return std::move(tensor_); }  // for tearing a graph down (delete_node)
+  void release() {
+    if (tensor_) tensor_->storage->remove_saved_ref();
+    tensor_.reset();
+  }
+  TensorPtr take() {  // for tearing a graph down (delete_node)
+    if (tensor_) tensor_->storage->remove_saved_ref();
+    return std::move(tensor_);
+  }
   bool defined() const { return saved_; }
 
  private:
   TensorPtr tensor_;
   uint64_t version_ = 0;
   bool saved_ = false;
+  std::weak_ptr<Node> grad_fn_;  // outputs only
+  uint32_t output_nr_ = 0;
+  bool is_output_ = false;
 };
 
 // [[book:node]]
@@ -76,6 +113,9 @@ struct AutogradMeta {
   std::weak_ptr<Node> grad_accumulator;   // leaves: their AccumulateGrad, kept weakly (no cycle)
   std::vector<GradHook> hooks;            // leaves: run on the gradient before accumulation
   bool retains_grad = false;
+  // A view (sharing memory) of a leaf that requires grad, directly or through
+  // other views: in-place ops on it are refused, as on the leaf itself.
+  bool view_of_leaf = false;
 };
 
 // Adds gradients into a leaf's .grad.

@@ -2,6 +2,7 @@
 // directly: they hold a shared_ptr to a Storage and view it through an offset,
 // a shape and strides, so many views can share one buffer.
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -35,12 +36,22 @@ class Storage {
   uint64_t version() const { return version_; }
   void bump_version() { ++version_; }
 
+  // How many of the tensors holding this storage are autograd's saved copies
+  // (each SavedTensor holds one alias of its own). An in-place op in the graph
+  // may proceed when every other holder is one of these: the version counter
+  // catches a saved value that is then used by backward. Any other holder is
+  // a live view or base, whose history the op could not update.
+  int64_t saved_refs() const { return saved_refs_.load(std::memory_order_relaxed); }
+  void add_saved_ref() { saved_refs_.fetch_add(1, std::memory_order_relaxed); }
+  void remove_saved_ref() { saved_refs_.fetch_sub(1, std::memory_order_relaxed); }
+
  private:
   void* data_;
   size_t nbytes_;
   Device device_;
   std::function<void()> release_;
   uint64_t version_ = 0;
+  std::atomic<int64_t> saved_refs_{0};
 };
 
 using StoragePtr = std::shared_ptr<Storage>;

@@ -53,11 +53,11 @@ Shape infer_shape(Shape shape, int64_t numel) {
     }
   }
   if (infer >= 0) {
-    AK_CHECK(known != 0 && numel % known == 0, RuntimeError, "shape ", shape_str(shape),
+    AK_CHECK(known != 0 && numel % known == 0, ValueError, "shape ", shape_str(shape),
              " is invalid for input of size ", numel);
     shape[infer] = numel / known;
   }
-  AK_CHECK(checked_numel(shape) == numel, RuntimeError, "shape ", shape_str(shape), " is invalid for input of size ",
+  AK_CHECK(checked_numel(shape) == numel, ValueError, "shape ", shape_str(shape), " is invalid for input of size ",
            numel);
   return shape;
 }
@@ -102,7 +102,7 @@ std::optional<Shape> view_strides(const Shape& old_shape_in, const Shape& old_st
 TensorPtr view(const TensorPtr& t, Shape shape) {
   shape = infer_shape(std::move(shape), t->numel());
   auto strides = view_strides(t->shape, t->strides, shape);
-  AK_CHECK(strides.has_value(), RuntimeError, "view size ", shape_str(shape),
+  AK_CHECK(strides.has_value(), ValueError, "view size ", shape_str(shape),
            " is not compatible with input tensor's size ", shape_str(t->shape), " and stride ", shape_str(t->strides),
            " (at least one dimension spans across two contiguous subspaces). Use .reshape(...) instead, "
            "or call .contiguous() first.");

@@ -1,4 +1,5 @@
 // Module-level functions: creation, random numbers, joining, broadcasting.
+#include "autograd/node.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
@@ -15,6 +16,13 @@ ops::Generator& gen_or_default(py::handle g) {
 Device device_or_cpu(py::handle d) { return d.is_none() ? Device{} : to_device(d); }
 
 DType dtype_or(py::handle d, DType fallback) { return to_optional_dtype(d).value_or(fallback); }
+
+// requires_grad= of the factories, as in PyTorch: the new tensor is a leaf that
+// requires grad (a RuntimeError for a non-floating dtype).
+TensorPtr leaf(TensorPtr t, bool requires_grad) {
+  if (requires_grad) autograd::set_requires_grad(t, true);
+  return t;
+}
 
 }  // namespace
 
@@ -42,49 +50,49 @@ void bind_functions(py::module_& m) {
     ops::default_generator() = ops::Generator{static_cast<uint64_t>(seed), 0};
   }, py::arg("seed"), "Seeds the default generator (resets its stream to the start).");
 
-  m.def("empty", [](py::args shape, py::object dtype, py::object device) {
-    return ops::empty(shape_from_args(shape, "empty"), dtype_or(dtype, DType::Float32), device_or_cpu(device));
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "An uninitialised tensor.");
-  m.def("zeros", [](py::args shape, py::object dtype, py::object device) {
-    return ops::full(shape_from_args(shape, "zeros"), Scalar::from_int(0), dtype_or(dtype, DType::Float32), device_or_cpu(device));
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "A tensor of zeros.");
-  m.def("ones", [](py::args shape, py::object dtype, py::object device) {
-    return ops::full(shape_from_args(shape, "ones"), Scalar::from_int(1), dtype_or(dtype, DType::Float32), device_or_cpu(device));
-  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), "A tensor of ones.");
-  m.def("full", [](py::object shape, py::handle value, py::object dtype, py::object device) {
+  m.def("empty", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::empty(shape_from_args(shape, "empty"), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "An uninitialised tensor.");
+  m.def("zeros", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::full(shape_from_args(shape, "zeros"), Scalar::from_int(0), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "A tensor of zeros.");
+  m.def("ones", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::full(shape_from_args(shape, "ones"), Scalar::from_int(1), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+  }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "A tensor of ones.");
+  m.def("full", [](py::object shape, py::handle value, py::object dtype, py::object device, bool requires_grad) {
     Scalar v = to_scalar(value, "full");
     DType fallback = v.kind == Scalar::Kind::Float ? DType::Float32 : v.kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool;
-    return ops::full(to_shape(shape, "full"), v, dtype_or(dtype, fallback), device_or_cpu(device));
-  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+    return leaf(ops::full(to_shape(shape, "full"), v, dtype_or(dtype, fallback), device_or_cpu(device)), requires_grad);
+  }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "A tensor filled with one value.");
-  m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device) {
+  m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device, bool requires_grad) {
     Scalar start = to_scalar(a, "arange"), st = to_scalar(step, "arange");
     Scalar end = start;
     if (b.is_none()) start = Scalar::from_int(0);
     else end = to_scalar(b, "arange");
     const bool any_float = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float || st.kind == Scalar::Kind::Float;
-    return ops::arange(start.to_double(), end.to_double(), st.to_double(),
-                       dtype_or(dtype, any_float ? DType::Float32 : DType::Int64), device_or_cpu(device));
+    return leaf(ops::arange(start.to_double(), end.to_double(), st.to_double(),
+                       dtype_or(dtype, any_float ? DType::Float32 : DType::Int64), device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("device") = py::none(), "Values from start (inclusive) to end (exclusive) by step.");
-  m.def("linspace", [](double start, double end, int64_t steps, py::object dtype, py::object device) {
-    return ops::linspace(start, end, steps, dtype_or(dtype, DType::Float32), device_or_cpu(device));
+     py::arg("device") = py::none(), py::arg("requires_grad") = false, "Values from start (inclusive) to end (exclusive) by step.");
+  m.def("linspace", [](double start, double end, int64_t steps, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::linspace(start, end, steps, dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
-     py::arg("device") = py::none(), "`steps` evenly spaced values from start to end, both included.");
-  m.def("eye", [](int64_t n, py::object mcols, py::object dtype, py::object device) {
-    return ops::eye(n, mcols.is_none() ? n : mcols.cast<int64_t>(), dtype_or(dtype, DType::Float32), device_or_cpu(device));
-  }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+     py::arg("device") = py::none(), py::arg("requires_grad") = false, "`steps` evenly spaced values from start to end, both included.");
+  m.def("eye", [](int64_t n, py::object mcols, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::eye(n, mcols.is_none() ? n : mcols.cast<int64_t>(), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+  }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "The identity matrix.");
 
-  m.def("rand", [](py::args shape, py::object generator, py::object dtype, py::object device) {
-    return ops::rand(shape_from_args(shape, "rand"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device));
-  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+  m.def("rand", [](py::args shape, py::object generator, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::rand(shape_from_args(shape, "rand"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device)), requires_grad);
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "Uniform random numbers in [0, 1).");
-  m.def("randn", [](py::args shape, py::object generator, py::object dtype, py::object device) {
-    return ops::randn(shape_from_args(shape, "randn"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device));
-  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(),
+  m.def("randn", [](py::args shape, py::object generator, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::randn(shape_from_args(shape, "randn"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device)), requires_grad);
+  }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "Standard normal random numbers.");
-  m.def("randint", [](int64_t low, py::object high, py::object size, py::object generator, py::object dtype, py::object device) {
+  m.def("randint", [](int64_t low, py::object high, py::object size, py::object generator, py::object dtype, py::object device, bool requires_grad) {
     // randint(high, size) or randint(low, high, size), as in PyTorch.
     if (size.is_none()) {
       AK_CHECK(!high.is_none(), TypeError, "randint: expected randint(high, size) or randint(low, high, size)");
@@ -92,14 +100,14 @@ void bind_functions(py::module_& m) {
       high = py::int_(low);
       low = 0;
     }
-    return ops::randint(low, high.cast<int64_t>(), to_shape(size, "randint"), dtype_or(dtype, DType::Int64),
-                        gen_or_default(generator), device_or_cpu(device));
+    return leaf(ops::randint(low, high.cast<int64_t>(), to_shape(size, "randint"), dtype_or(dtype, DType::Int64),
+                        gen_or_default(generator), device_or_cpu(device)), requires_grad);
   }, py::arg("low"), py::arg("high"), py::arg("size") = py::none(), py::kw_only(), py::arg("generator") = py::none(),
-     py::arg("dtype") = py::none(), py::arg("device") = py::none(), "Random integers in [low, high).");
-  m.def("randperm", [](int64_t n, py::object generator, py::object dtype, py::object device) {
-    return ops::randperm(n, dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device));
+     py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "Random integers in [low, high).");
+  m.def("randperm", [](int64_t n, py::object generator, py::object dtype, py::object device, bool requires_grad) {
+    return leaf(ops::randperm(n, dtype_or(dtype, DType::Int64), gen_or_default(generator), device_or_cpu(device)), requires_grad);
   }, py::arg("n"), py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(),
-     py::arg("device") = py::none(), "A random permutation of 0..n-1.");
+     py::arg("device") = py::none(), py::arg("requires_grad") = false, "A random permutation of 0..n-1.");
   m.def("bernoulli", [](const TensorPtr& p, py::object generator) { return ops::bernoulli(p, gen_or_default(generator)); },
         py::arg("input"), py::kw_only(), py::arg("generator") = py::none(), "1 with probability p, else 0.");
 

@@ -46,15 +46,43 @@ void warn_about_isa_variables() {
 PYBIND11_MODULE(_C, m) {
   m.doc() = "aakaar's compiled core: strided tensors, CPU kernels, dispatch by device.";
 
+  // PyTorch raises most shape, argument and dtype errors as RuntimeError, and
+  // code written for it catches them so; Python habit (and this library's
+  // first design) says ValueError and TypeError. Each error type here derives
+  // from both, so `except RuntimeError` and `except ValueError` both work.
+  static PyObject* argument_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_ValueError, PyExc_RuntimeError);
+    PyObject* cls = PyErr_NewExceptionWithDoc(
+        "aakaar._C.ArgumentError",
+        "A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a "
+        "RuntimeError (what PyTorch raises for the same mistakes).",
+        bases, nullptr);
+    Py_DECREF(bases);
+    return cls;
+  }();
+  static PyObject* dtype_error = [] {
+    PyObject* bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_RuntimeError);
+    PyObject* cls = PyErr_NewExceptionWithDoc(
+        "aakaar._C.DTypeError",
+        "A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError (what PyTorch raises "
+        "for the same mistakes).",
+        bases, nullptr);
+    Py_DECREF(bases);
+    return cls;
+  }();
+  if (!argument_error || !dtype_error) throw py::error_already_set();
+  m.attr("ArgumentError") = py::handle(argument_error);
+  m.attr("DTypeError") = py::handle(dtype_error);
+
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
     } catch (const IndexError& e) {
       PyErr_SetString(PyExc_IndexError, e.what());
     } catch (const ValueError& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(argument_error, e.what());
     } catch (const TypeError& e) {
-      PyErr_SetString(PyExc_TypeError, e.what());
+      PyErr_SetString(dtype_error, e.what());
     } catch (const RuntimeError& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
     } catch (const std::bad_alloc&) {
