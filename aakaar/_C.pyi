@@ -15,7 +15,15 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+class ArgumentError(ValueError, RuntimeError):
+    """
+    A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
+    """
+class DTypeError(TypeError, RuntimeError):
+    """
+    A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError (what PyTorch raises for the same mistakes).
+    """
 class dtype:
     """
     The element type of a tensor.
@@ -971,7 +979,7 @@ def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
     """
-def arange(start: typing.Any, end: typing.Any = None, step: typing.Any = 1, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def arange(start: typing.Any, end: typing.Any = None, step: typing.Any = 1, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Values from start (inclusive) to end (exclusive) by step.
     """
@@ -1011,7 +1019,7 @@ def default_generator() -> Generator:
     """
     The generator used when no generator= is given.
     """
-def empty(*args, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def empty(*args, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     An uninitialised tensor.
     """
@@ -1019,7 +1027,7 @@ def empty_cache() -> None:
     """
     Gives every cached, unused block of CPU memory back to the system.
     """
-def eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.Any = None, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def eye(n: typing.SupportsInt | typing.SupportsIndex, m: typing.Any = None, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     The identity matrix.
     """
@@ -1031,7 +1039,7 @@ def from_numpy(array: numpy.ndarray) -> Tensor:
     """
     A tensor sharing the numpy array's memory (no copy).
     """
-def full(size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def full(size: typing.Any, fill_value: typing.Any, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     A tensor filled with one value.
     """
@@ -1051,7 +1059,7 @@ def linear(input: typing.Any, weight: typing.Any, bias: typing.Any = None, *, ac
     """
     act(input @ weight.T + bias) in one GEMM call with the bias and activation fused, and one autograd node.
     """
-def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, steps: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.SupportsFloat | typing.SupportsIndex, steps: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     `steps` evenly spaced values from start to end, both included.
     """
@@ -1067,7 +1075,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """
     Product of two matrices.
     """
-def ones(*args, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def ones(*args, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     A tensor of ones.
     """
@@ -1075,19 +1083,19 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     """
     The dtype an operation on dtypes a and b computes in (see the promotion table in csrc/core/dtype.h).
     """
-def rand(*args, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def rand(*args, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Uniform random numbers in [0, 1).
     """
-def randint(low: typing.SupportsInt | typing.SupportsIndex, high: typing.Any, size: typing.Any = None, *, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def randint(low: typing.SupportsInt | typing.SupportsIndex, high: typing.Any, size: typing.Any = None, *, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Random integers in [low, high).
     """
-def randn(*args, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def randn(*args, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Standard normal random numbers.
     """
-def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.Any = None, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     A random permutation of 0..n-1.
     """
@@ -1115,7 +1123,7 @@ def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
     """
     Elementwise condition ? input : other.
     """
-def zeros(*args, dtype: typing.Any = None, device: typing.Any = None) -> Tensor:
+def zeros(*args, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     A tensor of zeros.
     """
