@@ -1,7 +1,7 @@
 """The CUDA kernel ladders (GEMM v1-v7, sum v1-v2), measured and saved as the JSON chapter 9 reads.
 
-    python -m aakaar.bench.cuda_ladder                      # on the CUDA emulator (CPU)
-    python -m aakaar.bench.cuda_ladder --compiler nvcc --arch 90   # on a GPU (same sources, nvcc)
+    python -m aakaar.book.bench.cuda_ladder                      # on the CUDA emulator (CPU)
+    python -m aakaar.book.bench.cuda_ladder --compiler nvcc --arch 90   # on a GPU (same sources, nvcc)
 
 Each run is appended to ``book/data/cuda-ladder.json`` (``--out``) with its date, device and
 backend. Emulator runs are labelled "emulator (CPU), not GPU performance": they show what
@@ -24,7 +24,7 @@ from .. import cuda_emu
 from .io import write_json_atomic
 
 EMULATOR_LABEL = "emulator (CPU), not GPU performance"
-DEFAULT_OUT = Path(__file__).resolve().parents[2] / "book" / "data" / "cuda-ladder.json"
+DEFAULT_OUT = Path(__file__).resolve().parents[3] / "book" / "data" / "cuda-ladder.json"
 
 
 def cpu_name() -> str:
@@ -86,7 +86,7 @@ def measure(gemm_n: int, sum_n: int, reps: int, compiler: str = "host", arch: st
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m aakaar.bench.cuda_ladder", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m aakaar.book.bench.cuda_ladder", description=__doc__.split("\n")[0])
     p.add_argument("--gemm", type=int, default=None, help="n of the n^3 GEMM (default 256 emulated, 4096 on a GPU)")
     p.add_argument("--sum", type=int, default=None, help="elements summed (default 4M emulated, 256M on a GPU)")
     p.add_argument("--reps", type=int, default=3)

@@ -57,7 +57,7 @@ def read_notebook(path: pathlib.Path) -> dict:
         nb = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
         raise ExerciseError(f"{path} is not valid JSON (line {e.lineno}, column {e.colno}: {e.msg}); "
-                            "restore it from git or regenerate it with `python -m aakaar.exercises build`") from None
+                            "restore it from git or regenerate it with `python -m aakaar.book.exercises build`") from None
     except UnicodeDecodeError:
         raise ExerciseError(f"{path} is not a text (UTF-8) notebook file") from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):

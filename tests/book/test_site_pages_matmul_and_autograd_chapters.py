@@ -1,5 +1,6 @@
-"""The built site's chapters 6 and 11-13 in a real browser: no console errors, maths typeset, the
-widgets render and respond; one screenshot per chapter goes to artifacts/screenshots/.
+"""The built site's chapters 6 (matmul on the CPU) and 11-13 (autograd, modules) in a real browser: no
+console errors, maths typeset, the blocking explorer and the graph stepper render and respond; one
+screenshot per chapter goes to artifacts/screenshots/.
 
 The built site, its server and the browser are the session fixtures of conftest.py (built once).
 """
@@ -53,7 +54,7 @@ def interact_stepper(page):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(PAGES))
-def test_new_chapter_works_offline_in_chromium(chromium, site_url, name):
+def test_matmul_or_autograd_chapter_works_offline_in_chromium(chromium, site_url, name):
     page, problems = open_page(chromium, f"{site_url}/{name}.html")
     try:
         page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 from typing import Sequence
 
-from ._base import as_sizes
+from .widgets._base import as_sizes
 
 
 def element_addresses(shape: Sequence[int], strides: Sequence[int], offset: int = 0) -> list[tuple[tuple[int, ...], int]]:

@@ -2,10 +2,10 @@
 
 The kernels in ``csrc/ladders/cuda/*.cu`` are plain CUDA that also compiles with the host
 compiler against the CUDA emulator (``csrc/cuda/emu``, see its README). This module
-compiles a driver program from ``aakaar/cuda_emu/drivers/`` together with those kernels
+compiles a driver program from ``aakaar/book/cuda_emu/drivers/`` together with those kernels
 and the emulator's runtime, and runs it::
 
-    from aakaar import cuda_emu
+    from aakaar.book import cuda_emu
     cuda_emu.run("book_kernels", "gemm", 64, 64, 64, 3)   # -> the driver's JSON, as a dict
 
 Builds go to ``build/cuda-emu-book/<hash>/`` in the source checkout, keyed by a hash of
@@ -40,9 +40,9 @@ FLAGS = ["-std=c++17", "-O2", "-Wall", "-Wextra", "-fstack-clash-protection", "-
 
 def source_root() -> Path:
     """The source checkout holding ``csrc/`` (the folder above the ``aakaar`` package)."""
-    root = HERE.parents[1]
+    root = HERE.parents[2]  # aakaar/book/cuda_emu -> the checkout
     if not (root / "csrc" / "cuda" / "emu" / "cuda_emu.h").is_file():
-        raise RuntimeError(f"aakaar.cuda_emu needs a source checkout of aakaar (no csrc/cuda/emu next to {HERE.parent}); "
+        raise RuntimeError(f"aakaar.book.cuda_emu needs a source checkout of aakaar (no csrc/cuda/emu in {root}); "
                            "clone the repository and install it with `pip install -e .`")
     return root
 
@@ -51,7 +51,7 @@ def _compiler(compiler: str) -> str:
     name = os.environ.get("CXX", "g++") if compiler == "host" else compiler
     path = shutil.which(name)
     if path is None:
-        raise RuntimeError(f"aakaar.cuda_emu: compiler {name!r} is not on PATH")
+        raise RuntimeError(f"aakaar.book.cuda_emu: compiler {name!r} is not on PATH")
     return name
 
 
@@ -89,7 +89,7 @@ def _key(root: Path, files: list[Path], cxx: str, flags: list[str]) -> str:
 def _compile(cmd: list[str], cwd: Path) -> None:
     r = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
     if r.returncode != 0:
-        raise RuntimeError(f"aakaar.cuda_emu: compilation failed: {' '.join(cmd)}\n{(r.stdout + r.stderr)[-4000:]}")
+        raise RuntimeError(f"aakaar.book.cuda_emu: compilation failed: {' '.join(cmd)}\n{(r.stdout + r.stderr)[-4000:]}")
 
 
 def build(driver: str = "book_kernels", compiler: str = "host", gpu_arch: str = "80") -> Path:

@@ -1,6 +1,6 @@
 """One EMNIST-shaped training step, aakaar against PyTorch's best SGD, in the same run.
 
-    python -m aakaar.bench.train_step [--threads 1 | --threads 1,2] [--batch 64] [--rounds 301] [--ablate] [--json PATH]
+    python -m aakaar.book.bench.train_step [--threads 1 | --threads 1,2] [--batch 64] [--rounds 301] [--ablate] [--json PATH]
 
 The model is the book's MLP (784-256-128-47, ReLU, float32). One timed step is
 what a training loop does per batch: drop the gradients, forward, cross-entropy,
@@ -23,7 +23,7 @@ about 60% slower on our machine and the ratio flatters aakaar).
 
 With ``--threads 2`` the idle threads of PyTorch's OpenMP pool would keep
 spinning into aakaar's turn; the program runs with that spinning capped at
-about 0.1 ms, as aakaar's own pool spins (see ``aakaar.bench.timing``), and
+about 0.1 ms, as aakaar's own pool spins (see ``aakaar.book.bench.timing``), and
 the untimed steps before each sample let it end.
 
 ``--threads 1,2`` measures both libraries at each thread count in one interleaved
@@ -53,7 +53,7 @@ import aakaar as ak
 import aakaar.nn as nn
 import aakaar.nn.functional as F
 from aakaar import _C
-from aakaar.bench.timing import interleaved, spin_caps_in_effect
+from aakaar.book.bench.timing import interleaved, spin_caps_in_effect
 
 try:
     import torch
@@ -64,7 +64,7 @@ SIZES = (784, 256, 128, 47)  # 28x28 pixels in, the 47 EMNIST Balanced/ByMerge c
 LR, MOMENTUM = 0.05, 0.9
 N_BATCHES = 16  # the steps cycle through this many batches
 # ../shared/data/emnist relative to the repository root (see its README).
-EMNIST_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "emnist"
+EMNIST_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "emnist"
 EMNIST_IMAGES = "emnist-bymerge-test-images-idx3-ubyte.gz"
 EMNIST_LABELS = "emnist-bymerge-test-labels-idx1-ubyte.gz"
 
@@ -301,7 +301,7 @@ def run(threads: int | Sequence[int] = 1, batch: int = 64, rounds: int = 301, ab
     with several, every name gains ", N thread(s)", all of them run in one interleaved
     run, and ``best`` holds each library at its fastest thread count."""
     if torch is None:
-        raise SystemExit("aakaar.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
+        raise SystemExit("aakaar.book.bench.train_step needs PyTorch as the reference: pip install torch==2.13.0")
     counts = [threads] if isinstance(threads, int) else list(dict.fromkeys(threads))
     if not counts or min(counts) < 1:
         raise ValueError(f"threads must be positive thread counts, got {threads!r}")
@@ -386,7 +386,7 @@ def main(argv: list[str] | None = None) -> None:
     threads = args.threads[0] if len(args.threads) == 1 else args.threads
     rec = run(threads, args.batch, args.rounds, args.ablate, args.data, args.check_steps, args.sample_ms / 1e3,
               args.warmup)
-    print(f"aakaar.bench.train_step: {platform.processor() or platform.machine()}, "
+    print(f"aakaar.book.bench.train_step: {platform.processor() or platform.machine()}, "
           f"threads={','.join(map(str, args.threads))}, "
           f"{args.warmup} untimed steps before each sample, "
           f"kernels={rec['kernels']}, torch {rec['torch_version']} with {rec['torch_optimizer']}"
@@ -417,7 +417,7 @@ def main(argv: list[str] | None = None) -> None:
               f"torch {b['torch']['seconds'] * 1e6:.1f} us ({_thread_label(b['torch']['threads'])}): "
               f"ratio {b['ratio']:.2f} (target <= 0.6; below 1 means aakaar is faster)")
     if args.json:
-        from aakaar.bench.io import write_json_atomic
+        from aakaar.book.bench.io import write_json_atomic
 
         write_json_atomic(args.json, rec)
 
@@ -425,7 +425,7 @@ def main(argv: list[str] | None = None) -> None:
 if __name__ == "__main__":
     import sys
 
-    from aakaar.bench.timing import cap_idle_spinning
+    from aakaar.book.bench.timing import cap_idle_spinning
 
-    cap_idle_spinning("aakaar.bench.train_step", sys.argv[1:])
+    cap_idle_spinning("aakaar.book.bench.train_step", sys.argv[1:])
     main()

@@ -1,4 +1,4 @@
-"""Command line: ``python -m aakaar.exercises build | sync-check | check N``."""
+"""Command line: ``python -m aakaar.book.exercises build | sync-check | check N``."""
 from __future__ import annotations
 
 import argparse
@@ -11,7 +11,7 @@ from .runner import check
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m aakaar.exercises",
+    parser = argparse.ArgumentParser(prog="python -m aakaar.book.exercises",
                                      description="Generate and check the book's exercise notebooks.")
     parser.add_argument("--root", type=pathlib.Path, help="repository folder (default: found from the cwd)")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
             for line in stale:
                 print(line)
             if stale:
-                print("run `python -m aakaar.exercises build` and commit exercises/")
+                print("run `python -m aakaar.book.exercises build` and commit exercises/")
             return 1 if stale else 0
         return check(args.chapter, root)
     except ExerciseError as e:

@@ -10,7 +10,7 @@ import traitlets
 from ._base import CSS, HERE
 
 # The library's defaults for float32 and the register tile, as in csrc/cpu/gemm/packed.h
-# (default_blocking<float>) and microkernels.h (Tile<float>); tests/book/test_widgets.py
+# (default_blocking<float>) and microkernels.h (Tile<float>); tests/book/widgets/test_blocking_explorer.py
 # reads those files and fails if these drift.
 DEFAULT_BLOCKING_F32 = (144, 256, 4080)
 TILE_F32 = (6, 16)

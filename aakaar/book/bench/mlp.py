@@ -1,7 +1,7 @@
 """Forward + backward of the book's MLP (784-256-128-47, ReLU, cross-entropy), aakaar
 against PyTorch, measured in the same run, interleaved, medians.
 
-    python -m aakaar.bench.mlp [--threads 1] [--batch 64] [--rounds 21] [--json PATH]
+    python -m aakaar.book.bench.mlp [--threads 1] [--batch 64] [--rounds 21] [--json PATH]
 
 Both libraries get the same weights (copied through numpy) and the same batch;
 the losses and gradients are compared before anything is timed, because a
@@ -21,7 +21,7 @@ import numpy as np
 import aakaar as ak
 import aakaar.nn as nn
 import aakaar.nn.functional as F
-from aakaar.bench.timing import interleaved
+from aakaar.book.bench.timing import interleaved
 
 try:
     import torch
@@ -88,7 +88,7 @@ def _inputs(batch: int, seed: int = 0) -> tuple[list[np.ndarray], np.ndarray, np
 def run(threads: int = 1, batch: int = 64, rounds: int = 21) -> dict:
     """Checks that both libraries agree, then times them; returns the record."""
     if torch is None:
-        raise SystemExit("aakaar.bench.mlp needs PyTorch as the reference: pip install torch==2.13.0")
+        raise SystemExit("aakaar.book.bench.mlp needs PyTorch as the reference: pip install torch==2.13.0")
     ak.set_num_threads(threads)
     torch.set_num_threads(threads)
     weights, x, y = _inputs(batch)
@@ -122,14 +122,14 @@ def main(argv: list[str] | None = None) -> None:
     if args.threads < 1 or args.batch < 1 or args.rounds < 1:
         p.error("--threads, --batch and --rounds must be positive")
     rec = run(args.threads, args.batch, args.rounds)
-    print(f"aakaar.bench.mlp: {platform.processor() or platform.machine()}, threads={args.threads}, "
+    print(f"aakaar.book.bench.mlp: {platform.processor() or platform.machine()}, threads={args.threads}, "
           f"kernels={ak._C.cpu_isa()}, torch {torch.__version__}")
     s = rec["seconds"]
     print(f"MLP {rec['model']}, batch {rec['batch']}, float32, forward+backward (cross-entropy):")
     print(f"  aakaar {s['aakaar'] * 1e6:9.1f} us   torch {s['torch'] * 1e6:9.1f} us   "
           f"ratio aakaar/torch {rec['ratio_vs_torch']:.2f}   (gradients agree to {rec['max_rel_grad_diff']:.1e})")
     if args.json:
-        from aakaar.bench.io import write_json_atomic
+        from aakaar.book.bench.io import write_json_atomic
 
         write_json_atomic(args.json, rec)
 

@@ -1,7 +1,7 @@
 """Per-op overhead and elementwise/reduction throughput: aakaar against
 PyTorch and numpy, measured in the same run, interleaved.
 
-    python -m aakaar.bench.ops [--threads 1] [--quick] [--json PATH]
+    python -m aakaar.book.bench.ops [--threads 1] [--quick] [--json PATH]
 
 Reports, for each case, the median time of each library and the ratios
 aakaar/torch and aakaar/numpy (below 1.0 means aakaar is faster). Small-op
@@ -19,7 +19,7 @@ from typing import Callable
 import numpy as np
 
 import aakaar as ak
-from aakaar.bench.timing import interleaved
+from aakaar.book.bench.timing import interleaved
 
 try:  # the reference is optional: without it only numpy is compared
     import torch
@@ -113,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--json", help="write the results here")
     args = p.parse_args(argv)
     res = run(args.threads, args.quick, args.rounds)
-    print(f"aakaar.bench.ops: {platform.processor() or platform.machine()}, threads={args.threads}, "
+    print(f"aakaar.book.bench.ops: {platform.processor() or platform.machine()}, threads={args.threads}, "
           f"kernels={ak._C.cpu_isa()}, torch={'yes ' + torch.__version__ if torch else 'not installed'}")
     print(f"{'case':28s} {'aakaar':>10s} {'torch':>10s} {'numpy':>10s} {'ak/torch':>9s} {'ak/numpy':>9s}")
     for r in res:
@@ -122,7 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         rt = f"{r['ratio_vs_torch']:9.2f}" if "ratio_vs_torch" in r else f"{'-':>9s}"
         print(f"{r['case']:28s} {fmt('aakaar'):>10s} {fmt('torch'):>10s} {fmt('numpy'):>10s} {rt} {r['ratio_vs_numpy']:9.2f}")
     if args.json:
-        from aakaar.bench.io import write_json_atomic
+        from aakaar.book.bench.io import write_json_atomic
 
         write_json_atomic(args.json, {"threads": args.threads, "results": res})
 

@@ -25,7 +25,7 @@ def resolve_notebook(target: str, root: pathlib.Path) -> pathlib.Path:
     solutions = chapter_notebooks(root / "solutions")
     if chapter in solutions:
         raise ExerciseError(f"chapter {chapter} has a solution notebook but exercises/ has no "
-                            f"{solutions[chapter].name}; run `python -m aakaar.exercises build`")
+                            f"{solutions[chapter].name}; run `python -m aakaar.book.exercises build`")
     known = ", ".join(str(c) for c in sorted(set(exercises) | set(solutions))) or "none"
     raise ExerciseError(f"unknown chapter {chapter}: chapters with exercises are {known}")
 

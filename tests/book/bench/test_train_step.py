@@ -1,4 +1,4 @@
-"""The training step that `python -m aakaar.bench.train_step` races against
+"""The training step that `python -m aakaar.book.bench.train_step` races against
 PyTorch must train like PyTorch before its time means anything: same weights,
 same batches, SGD with momentum 0.9 in both update forms (the two-pass moving
 average and torch's three-pass foreach form). No timing is asserted."""
@@ -8,8 +8,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aakaar.bench import train_step as ts
-from nn_helpers import torch  # skips the module without the torch extra
+from aakaar.book.bench import train_step as ts
+
+torch = pytest.importorskip("torch")  # the reference: skips the module without the torch extra
 
 
 def test_both_update_forms_follow_torch_fused_sgd():

@@ -9,16 +9,16 @@ import sys
 import numpy as np
 import pytest
 
-from aakaar.exercises import Raises, check
-from aakaar.exercises.build import expected_exercises, out_of_sync
-from aakaar.exercises.notebooks import ExerciseError, check_cells, exercise_ids, read_notebook, stub_solutions
+from aakaar.book.exercises import Raises, check
+from aakaar.book.exercises.build import expected_exercises, out_of_sync
+from aakaar.book.exercises.notebooks import ExerciseError, check_cells, exercise_ids, read_notebook, stub_solutions
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
+REPO = pathlib.Path(__file__).resolve().parents[3]
 
 
 
 def run_cli(*args, cwd=REPO):
-    return subprocess.run([sys.executable, "-m", "aakaar.exercises", *args], cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "aakaar.book.exercises", *args], cwd=cwd,
                           capture_output=True, text=True, timeout=120)
 
 
@@ -68,7 +68,7 @@ def test_every_solution_notebook_has_matching_exercises_and_checks():
 
 
 def test_exercises_are_in_sync_with_solutions():
-    assert out_of_sync(REPO) == [], "run `python -m aakaar.exercises build` and commit exercises/"
+    assert out_of_sync(REPO) == [], "run `python -m aakaar.book.exercises build` and commit exercises/"
 
 
 def test_sync_check_detects_a_stale_exercise(tmp_path):
@@ -113,7 +113,7 @@ def test_check_missing_exercise_notebook_points_to_build(tmp_path):
     (tmp_path / "solutions" / src.name).write_text(src.read_text())
     r = run_cli("--root", str(tmp_path), "check", "3")
     assert r.returncode == 2
-    assert "exercises/ has no 03-views.ipynb; run `python -m aakaar.exercises build`" in r.stderr
+    assert "exercises/ has no 03-views.ipynb; run `python -m aakaar.book.exercises build`" in r.stderr
 
 
 # --- the check helper: hints name what was expected --------------------------------------------

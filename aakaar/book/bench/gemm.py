@@ -1,6 +1,6 @@
 """The GEMM ladder against numpy (OpenBLAS) and PyTorch, measured in one run.
 
-    python -m aakaar.bench.gemm [--json PATH] [--threads 1,2] [--shapes 1024x1024x1024,...]
+    python -m aakaar.book.bench.gemm [--json PATH] [--threads 1,2] [--shapes 1024x1024x1024,...]
 
 For each thread count and each shape (M x K x N, float32), every version of
 the ladder (``aakaar._C.gemm``), the library's gemm and, when present, the
@@ -17,7 +17,7 @@ With more than one thread, idle thread pools that spin (OpenBLAS's for about
 the cores the next library in the interleaved run needs: numpy's two-thread
 figure can fall to a tenth of its one-thread one. So the program runs with
 the references' spinning capped at about 0.1 ms, as aakaar's own pool spins
-(``aakaar.bench.timing.SPIN_CAPS``; a value set in the environment is kept),
+(``aakaar.book.bench.timing.SPIN_CAPS``; a value set in the environment is kept),
 and each timed call follows one untimed call of the same candidate, during
 which the others' threads fall asleep. The header prints the caps in effect.
 
@@ -235,7 +235,7 @@ def print_result(res: dict) -> None:
 
 
 def main(argv=None) -> dict:
-    p = argparse.ArgumentParser(prog="python -m aakaar.bench.gemm", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="python -m aakaar.book.bench.gemm", description=__doc__.split("\n")[0])
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     p.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated MxKxN")
@@ -286,7 +286,7 @@ def main(argv=None) -> dict:
 
 
 if __name__ == "__main__":
-    from aakaar.bench.timing import cap_idle_spinning
+    from aakaar.book.bench.timing import cap_idle_spinning
 
-    cap_idle_spinning("aakaar.bench.gemm", sys.argv[1:])
+    cap_idle_spinning("aakaar.book.bench.gemm", sys.argv[1:])
     main()
