@@ -9,8 +9,9 @@ Where the files are looked for, in order (:func:`find_emnist`): ``root`` when gi
 folder named by ``AAKAAR_DATA`` (the files in it or in its ``emnist/`` subfolder); else the
 download cache (``$XDG_CACHE_HOME/aakaar/emnist``, by default ``~/.cache/aakaar/emnist``); else
 ``../shared/data/emnist`` beside a source checkout (development machines and CI only). When the
-files are in none of them, the error says where it looked and how to get them: never a silent
-fallback.
+files are in none of them, ``download=True`` fetches NIST's archive into ``root`` (or the cache)
+and extracts the split's files (:func:`download_emnist`); without it, the error says where it
+looked and how to get them: never a silent fallback.
 """
 from __future__ import annotations
 
@@ -23,14 +24,18 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from .dataset import Dataset
+from .download import DownloadError, download_file, extract_members
 from .idx import IdxError, read_idx
 
-__all__ = ["EMNIST", "SPLITS", "OFFICIAL_URL", "find_emnist", "emnist_files", "missing_emnist_message"]
+__all__ = ["EMNIST", "SPLITS", "OFFICIAL_URL", "download_emnist", "find_emnist", "emnist_files", "missing_emnist_message"]
 
 SPLITS = ("balanced", "byclass", "bymerge", "digits", "letters", "mnist")
 ENV_VAR = "AAKAAR_DATA"
-# NIST's official archive; its gzip/ folder holds the files read here.
+# NIST's official archive (about 560 MB); its gzip/ folder holds the files read here.
 OFFICIAL_URL = "https://biometrics.nist.gov/cs_links/EMNIST/gzip.zip"
+# NIST publishes no checksum of the archive; this MD5 is the one torchvision's EMNIST checks it
+# against. (MD5 here guards against a damaged or truncated transfer, not against tampering.)
+ARCHIVE_CHECKSUM = ("md5", "58c8d27c78d21e728a6bc7b3cc06412e")
 # ../shared/data/emnist relative to a source checkout's root (aakaar/data/emnist.py -> parents[2]).
 SHARED_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "emnist"
 
@@ -78,6 +83,22 @@ def missing_emnist_message(files: tuple[str, ...], root: str | os.PathLike | Non
             f"root= or set {ENV_VAR}=/path/to/that/folder.")
 
 
+def download_emnist(files: tuple[str, ...], folder: Path, progress: bool = True) -> Path:
+    """Fetches NIST's archive into ``folder`` (resuming a partial download, checking its checksum) and
+    extracts ``files`` from its gzip/ folder next to it; returns ``folder``.
+
+    The archive (``folder/gzip.zip``) is kept, so other splits are extracted later without a second
+    download; delete it to reclaim the space.
+    """
+    try:
+        archive = download_file(OFFICIAL_URL, folder / "gzip.zip", algorithm=ARCHIVE_CHECKSUM[0],
+                                digest=ARCHIVE_CHECKSUM[1], progress=progress)
+        extract_members(archive, [f"gzip/{f}" for f in files], folder)
+    except DownloadError as e:
+        raise DownloadError(f"EMNIST(download=True): {e}. " + missing_emnist_message(files, folder)) from e
+    return folder
+
+
 def read_mapping(path: Path) -> dict[int, str]:
     """label -> character, from a mapping file of ``label ascii_code`` lines."""
     mapping: dict[int, str] = {}
@@ -110,10 +131,9 @@ class EMNIST(Dataset):
         files = emnist_files(split, train)
         folder = find_emnist(files, root)
         if folder is None and download:
-            raise RuntimeError(
-                "EMNIST(download=True): the downloader is not part of aakaar yet. " + missing_emnist_message(files, root))
+            folder = download_emnist(files, Path(root) if root is not None else cache_dir())
         if folder is None:
-            raise FileNotFoundError(missing_emnist_message(files, root))
+            raise FileNotFoundError(missing_emnist_message(files, root) + " Or pass download=True.")
         images = read_idx(folder / files[0], expect_ndim=3)
         labels = read_idx(folder / files[1], expect_ndim=1)
         if images.shape[0] != labels.shape[0]:

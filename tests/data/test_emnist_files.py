@@ -109,8 +109,6 @@ def test_unknown_split_and_missing_files_say_what_and_where(tmp_path, monkeypatc
         EMNIST(tmp_path, split="letters")
     assert "EMNIST not found: no emnist-letters-train-images-idx3-ubyte.gz" in str(e.value)
     assert str(tmp_path) in str(e.value) and "gzip.zip" in str(e.value) and "AAKAAR_DATA" in str(e.value)
-    with pytest.raises(RuntimeError, match="downloader is not part of aakaar yet"):
-        EMNIST(tmp_path, split="letters", download=True)
 
 
 def test_the_lookup_order_is_root_then_aakaar_data_then_cache(tmp_path, monkeypatch):
