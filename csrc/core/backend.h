@@ -99,6 +99,10 @@ struct Backend {
   void (*add_scaled)(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = nullptr;
   // out = a + w * (b - a) (torch.lerp with a number as weight), same conditions.
   void (*lerp_scalar)(const Tensor& out, const Tensor& a, const Tensor& b, double w) = nullptr;
+  // out = in.index_select(dim, index): whole slices copied at once where gather would copy
+  // element by element. index is contiguous int64, checked in [0, in.shape[dim]); out has
+  // in's shape with index.numel() at dim.
+  void (*index_select)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = nullptr;
 };
 // [[/book:backend_table]]
 

@@ -35,7 +35,12 @@ def test_importing_a_subpackage_first_has_no_cycle():
         assert out.returncode == 0, f"import {first} first: {out.stderr}"
 
 
-@pytest.mark.parametrize("name", ["optim", "data"])
+def test_data_is_the_torch_utils_data_of_aakaar():
+    for name in ("Dataset", "TensorDataset", "DataLoader", "RandomSampler", "random_split", "EMNIST"):
+        assert hasattr(aakaar.data, name), name
+
+
+@pytest.mark.parametrize("name", ["optim"])
 def test_placeholder_packages_say_what_they_will_hold(name):
     pkg = getattr(aakaar, name)
     assert pkg.__doc__ and len(pkg.__doc__) > 100
