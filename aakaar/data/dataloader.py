@@ -110,6 +110,7 @@ class DataLoader:
         self.collate_fn = collate_fn if collate_fn is not None else default_collate
         self._gathers = collate_fn is None and hasattr(dataset, "gather")
 
+    # [[book:dataloader_iter]]
     def __iter__(self) -> Iterator[Any]:
         if self.batch_sampler is None:  # automatic batching off: one sample at a time
             for i in self.sampler:
@@ -121,6 +122,7 @@ class DataLoader:
                 yield list(batch) if isinstance(batch, tuple) else batch
             else:
                 yield self.collate_fn([self.dataset[i] for i in indices])
+    # [[/book:dataloader_iter]]
 
     def __len__(self) -> int:
         source = self.batch_sampler if self.batch_sampler is not None else self.sampler
