@@ -38,6 +38,12 @@ fi
 compiled=$(find build -path build/cuda-emu-module -prune -o -name '*.o' -newer "$stamp" -print | wc -l)
 echo "setup: C++ core built ($compiled object files compiled this run)"
 
+# The notebooks' kernel (book build, tests, JupyterLab), installed into .venv where it takes the
+# place of ipykernel's built-in spec. Its env quiets debugpy, which on Python >= 3.11 warns at
+# every kernel start that "frozen modules are being used" (nothing here runs the debugger).
+.venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (aakaar)" \
+  --env PYDEVD_DISABLE_FILE_VALIDATION 1 >/dev/null
+
 # The book tools (jupyter-book, anywidget) are found through the venv.
 PATH="$repo_root/.venv/bin:$PATH" bash scripts/install_book_deps.sh
 .venv/bin/python -c "import aakaar, sys; print('setup: aakaar', aakaar.__version__, 'kernels', aakaar._C.cpu_isa(), 'cuda built', aakaar.cuda.is_built())"
