@@ -43,6 +43,8 @@ echo "setup: C++ core built ($compiled object files compiled this run)"
 # every kernel start that "frozen modules are being used" (nothing here runs the debugger).
 .venv/bin/python -m ipykernel install --sys-prefix --name python3 --display-name "Python 3 (aakaar)" \
   --env PYDEVD_DISABLE_FILE_VALIDATION 1 >/dev/null
+mkdir -p .venv/etc/ipython  # and the kernels' configuration (why: see the file)
+cp scripts/jupyter/ipython_kernel_config.py .venv/etc/ipython/ipython_kernel_config.py
 
 # The book tools (jupyter-book, anywidget) are found through the venv.
 PATH="$repo_root/.venv/bin:$PATH" bash scripts/install_book_deps.sh
