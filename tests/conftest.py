@@ -60,7 +60,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
                      "device; tests/cuda_backend/test_on_emulator.py runs it on the CUDA emulator")
     if not skipped and not notes:
         return
-    terminalreporter.write_sep("-", f"skipped: {len(skipped)} tests, by reason" if skipped else "not run here")
+    n = len(skipped)
+    terminalreporter.write_sep("-", f"skipped: {n} test{'s' if n != 1 else ''}, by reason" if n else "not run here")
     counts = Counter(_reason(r) for r in skipped)
     width = len(str(max(counts.values(), default=1)))
     for reason, n in counts.most_common(MAX_REASONS):
