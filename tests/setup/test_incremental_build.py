@@ -86,3 +86,13 @@ def test_a_second_build_compiles_nothing(build_dir, tmp_path):
         f"a second build with nothing changed compiled {len(compiled)} files, e.g. "
         f"{[p.name for p in compiled[:5]]}; build output:\n{out[-4000:]}")
     assert "no work to do" in out
+
+
+def test_setup_installs_every_build_requirement():
+    # Without build isolation pip does not install [build-system].requires: setup.sh must.
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    requires = tomllib.loads((REPO / "pyproject.toml").read_text())["build-system"]["requires"]
+    setup = (REPO / "scripts" / "setup.sh").read_text()
+    missing = [r for r in requires if f'"{r}"' not in setup]
+    assert not missing, f"scripts/setup.sh does not install the build requirements {missing}"
+    assert "--no-build-isolation" in setup
