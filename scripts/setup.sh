@@ -29,7 +29,7 @@ mkdir -p build
 stamp=build/.setup-stamp
 touch "$stamp"
 if ! compgen -G "build/*/CMakeCache.txt" >/dev/null; then
-  echo "setup: building the C++ core for the first time (about 10 minutes on two cores)"
+  echo "setup: building the C++ core for the first time (10-20 minutes on two cores)"
 fi
 # pip reinstalls the editable aakaar (a few seconds when nothing changed: CMake
 # re-configures with the same paths and ninja finds nothing to do); requirements
