@@ -75,12 +75,16 @@ def find_emnist(files: tuple[str, ...], root: str | os.PathLike | None = None) -
     return None
 
 
-def missing_emnist_message(files: tuple[str, ...], root: str | os.PathLike | None = None) -> str:
-    """Says, in plain words, that the files were not found, where they were looked for and how to get them."""
+def missing_emnist_message(files: tuple[str, ...], root: str | os.PathLike | None = None,
+                           used_instead: str | None = None) -> str:
+    """Says, in plain words, that the files were not found, where they were looked for, what is used
+    instead (when something is) and how to get them."""
     looked = ", ".join(map(str, candidate_dirs(root)))
-    return (f"EMNIST not found: no {' and '.join(files)} in {looked}. To get the official files, download "
-            f"{OFFICIAL_URL}, put the files of its gzip/ folder (kept gzipped) into a folder, and pass it as "
-            f"root= or set {ENV_VAR}=/path/to/that/folder.")
+    instead = (f" Using {used_instead} instead, so the numbers say nothing about real handwriting."
+               if used_instead else "")
+    return (f"EMNIST not found: no {' and '.join(files)} in {looked}.{instead} To get the official files, "
+            f"download {OFFICIAL_URL}, put the files of its gzip/ folder (kept gzipped) into a folder, and pass "
+            f"it as root= or set {ENV_VAR}=/path/to/that/folder.")
 
 
 def download_emnist(files: tuple[str, ...], folder: Path, progress: bool = True) -> Path:

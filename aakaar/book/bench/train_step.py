@@ -44,6 +44,7 @@ from __future__ import annotations
 import argparse
 import gzip
 import platform
+import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -53,6 +54,7 @@ import aakaar as ak
 import aakaar.nn as nn
 import aakaar.nn.functional as F
 from aakaar import _C
+from aakaar.data import emnist
 from aakaar.book.bench.timing import interleaved, spin_caps_in_effect
 
 try:
@@ -63,10 +65,9 @@ except ImportError:  # pragma: no cover - the reference is the torch extra
 SIZES = (784, 256, 128, 47)  # 28x28 pixels in, the 47 EMNIST Balanced/ByMerge classes out
 LR, MOMENTUM = 0.05, 0.9
 N_BATCHES = 16  # the steps cycle through this many batches
-# ../shared/data/emnist relative to the repository root (see its README).
-EMNIST_DIR = Path(__file__).resolve().parents[3] / ".." / "shared" / "data" / "emnist"
-EMNIST_IMAGES = "emnist-bymerge-test-images-idx3-ubyte.gz"
-EMNIST_LABELS = "emnist-bymerge-test-labels-idx1-ubyte.gz"
+# The EMNIST ByMerge test split, found as aakaar.data.emnist says (AAKAAR_DATA, the cache, then ../shared).
+EMNIST_IMAGES, EMNIST_LABELS = emnist.emnist_files("bymerge", False)[:2]
+EMNIST_DIR = emnist.find_emnist((EMNIST_IMAGES, EMNIST_LABELS))  # None when absent: then said, and random data used
 
 
 # ---- data and weights ----------------------------------------------------------------------
@@ -78,21 +79,31 @@ def _read_idx(path: Path, header: int, count: int, item: int) -> np.ndarray:
     return np.frombuffer(raw, dtype=np.uint8, offset=header, count=count * item)
 
 
-def load_batches(batch: int, data: str) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
-    """N_BATCHES batches (x float32 (batch, 784) in [0, 1], y int64) and a line saying where they came from."""
+def load_batches(batch: int, data: str | None = None) -> tuple[list[tuple[np.ndarray, np.ndarray]], str]:
+    """N_BATCHES batches (x float32 (batch, 784) in [0, 1], y int64) and a line saying where they came from.
+
+    ``data``: a folder with the EMNIST files, None to look for them (aakaar.data.emnist), or
+    "random". When no files are found, random data of the same shape is used and a message on
+    stderr says so and how to get the real files.
+    """
     n = batch * N_BATCHES
-    images = Path(data) / EMNIST_IMAGES if data != "random" else None
-    if images is not None and images.exists():
-        x = _read_idx(images, 16, n, 784).reshape(n, 28, 28)
+    folder = None if data == "random" else emnist.find_emnist((EMNIST_IMAGES, EMNIST_LABELS), data)
+    if folder is not None:
+        x = _read_idx(folder / EMNIST_IMAGES, 16, n, 784).reshape(n, 28, 28)
         # EMNIST stores each image transposed; transpose it back (as MNIST is laid out).
         x = np.ascontiguousarray(x.transpose(0, 2, 1)).reshape(n, 784).astype(np.float32) / 255.0
-        y = _read_idx(Path(data) / EMNIST_LABELS, 8, n, 1).astype(np.int64)
+        y = _read_idx(folder / EMNIST_LABELS, 8, n, 1).astype(np.int64)
         where = f"the first {n} images of {EMNIST_IMAGES} (the ByMerge test split, 47 classes), no shuffling"
     else:
         rng = np.random.default_rng(1)
         x = rng.random((n, 784), dtype=np.float32)
         y = rng.integers(0, SIZES[-1], n).astype(np.int64)
-        where = f"{n} random images and labels (seed 1)" + ("" if data == "random" else f"; no EMNIST at {data}")
+        where = f"{n} random images and labels (seed 1)"
+        if data != "random":
+            used = f"{n} random 28x28 images and labels"
+            print(emnist.missing_emnist_message((EMNIST_IMAGES, EMNIST_LABELS), data, used_instead=used),
+                  file=sys.stderr)
+            where = "EMNIST not found (see the message above): " + where
     batches = [(x[i * batch:(i + 1) * batch], y[i * batch:(i + 1) * batch]) for i in range(N_BATCHES)]
     return batches, f"{where}, in {N_BATCHES} batches of {batch}"
 
@@ -294,7 +305,7 @@ def _candidates(weights: list[np.ndarray], batches: list, ablate: bool) -> tuple
 
 
 def run(threads: int | Sequence[int] = 1, batch: int = 64, rounds: int = 301, ablate: bool = False,
-        data: str = str(EMNIST_DIR), check_steps: int = 5, target_s: float = 0.002, warmup: int = 3) -> dict:
+        data: str | None = None, check_steps: int = 5, target_s: float = 0.002, warmup: int = 3) -> dict:
     """Checks that every candidate trains like torch, then times them interleaved; returns the record.
 
     With one thread count the candidates are named "aakaar", "torch" (and the ablations);
@@ -375,8 +386,9 @@ def main(argv: list[str] | None = None) -> None:
                    help="untimed steps before each timed sample (default 3: the steady state of a training loop; "
                         "0 times each library just after the other ran)")
     p.add_argument("--ablate", action="store_true", help="also time aakaar without its fast paths")
-    p.add_argument("--data", default=str(EMNIST_DIR),
-                   help="folder with the EMNIST ByMerge test files, or 'random' (default: ../shared/data/emnist)")
+    p.add_argument("--data", default=None,
+                   help="folder with the EMNIST ByMerge test files, or 'random' (default: $AAKAAR_DATA, "
+                        "then ../shared/data/emnist; without them random data, with a message saying so)")
     p.add_argument("--json", help="write the result here (atomically)")
     args = p.parse_args(argv)
     if min(args.batch, args.rounds, args.check_steps) < 1 or args.sample_ms <= 0:
@@ -423,8 +435,6 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    import sys
-
     from aakaar.book.bench.timing import cap_idle_spinning
 
     cap_idle_spinning("aakaar.book.bench.train_step", sys.argv[1:])
