@@ -129,56 +129,42 @@ class Contestant:
     epoch_test_loss: list[float] = field(default_factory=list)
 
 
-def aakaar_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str) -> Contestant:
-    layers: list[nn.Module] = []
+def _mlp(nn_module: Any, weights: list[np.ndarray], no_grad: Callable, from_numpy: Callable) -> Any:
+    """The MLP of SIZES with ReLUs, built from ``nn_module`` (aakaar.nn or torch.nn), holding ``weights``."""
+    layers: list[Any] = []
     for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
-        layers.append(nn.Linear(fan_in, fan_out))
+        layers.append(nn_module.Linear(fan_in, fan_out))
         if i < len(SIZES) - 2:
-            layers.append(nn.ReLU())
-    model = nn.Sequential(*layers)
-    with ak.no_grad():
+            layers.append(nn_module.ReLU())
+    model = nn_module.Sequential(*layers)
+    with no_grad():
         for p, w in zip(model.parameters(), weights):
-            p.copy_(ak.from_numpy(w))
-    opt_cls = {"sgd": ak.optim.SGD, "adam": ak.optim.Adam}[optimizer]
-    opt = opt_cls(model.parameters(), **OPTIMIZERS[optimizer])
-    x, y = ak.from_numpy(d.x_train), ak.from_numpy(d.y_train)
-    xt, yt = ak.from_numpy(d.x_test), ak.from_numpy(d.y_test)
-    loss_fn = nn.functional.cross_entropy
+            p.copy_(from_numpy(w))
+    return model
 
-    def step(idx: ak.Tensor) -> float:
-        opt.zero_grad()
-        loss = loss_fn(model(x.index_select(0, idx)), y.index_select(0, idx))
-        loss.backward()
-        opt.step()
-        return loss.item()
 
-    def accuracy() -> tuple[float, float]:
-        with ak.no_grad():
-            logits = model(xt)
-            return float((logits.argmax(dim=1) == yt).float().mean().item()), float(loss_fn(logits, yt).item())
-
-    return Contestant(f"aakaar {optimizer}", step, accuracy,
-                      lambda: [p.detach().numpy().copy() for p in model.parameters()])
+def aakaar_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str) -> Contestant:
+    model = _mlp(nn, weights, ak.no_grad, ak.from_numpy)
+    opt = {"sgd": ak.optim.SGD, "adam": ak.optim.Adam}[optimizer](model.parameters(), **OPTIMIZERS[optimizer])
+    return _contestant(f"aakaar {optimizer}", model, opt, nn.functional.cross_entropy, ak.from_numpy, ak.no_grad, d)
 
 
 def torch_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, variant: str) -> Contestant:
     import torch
 
-    layers: list[Any] = []
-    for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
-        layers.append(torch.nn.Linear(fan_in, fan_out))
-        if i < len(SIZES) - 2:
-            layers.append(torch.nn.ReLU())
-    model = torch.nn.Sequential(*layers)
-    with torch.no_grad():
-        for p, w in zip(model.parameters(), weights):
-            p.copy_(torch.from_numpy(w))
+    model = _mlp(torch.nn, weights, torch.no_grad, torch.from_numpy)
     flags = {"default": {}, "foreach": {"foreach": True}, "fused": {"fused": True}}[variant]
     opt_cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}[optimizer]
     opt = opt_cls(model.parameters(), **OPTIMIZERS[optimizer], **flags)
-    x, y = torch.from_numpy(d.x_train), torch.from_numpy(d.y_train)
-    xt, yt = torch.from_numpy(d.x_test), torch.from_numpy(d.y_test)
-    loss_fn = torch.nn.functional.cross_entropy
+    return _contestant(f"torch {optimizer} {variant}", model, opt, torch.nn.functional.cross_entropy,
+                       torch.from_numpy, torch.no_grad, d)
+
+
+def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, from_numpy: Callable, no_grad: Callable,
+                d: BenchmarkData) -> Contestant:
+    """The training step and the held-out evaluation, written once: aakaar and PyTorch share every name used."""
+    x, y = from_numpy(d.x_train), from_numpy(d.y_train)
+    xt, yt = from_numpy(d.x_test), from_numpy(d.y_test)
 
     def step(idx: Any) -> float:
         opt.zero_grad()
@@ -188,12 +174,11 @@ def torch_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str
         return loss.item()
 
     def accuracy() -> tuple[float, float]:
-        with torch.no_grad():
+        with no_grad():
             logits = model(xt)
             return float((logits.argmax(dim=1) == yt).float().mean().item()), float(loss_fn(logits, yt).item())
 
-    return Contestant(f"torch {optimizer} {variant}", step, accuracy,
-                      lambda: [p.detach().numpy().copy() for p in model.parameters()])
+    return Contestant(name, step, accuracy, lambda: [p.detach().numpy().copy() for p in model.parameters()])
 
 
 # ---- the run -----------------------------------------------------------------------------------
