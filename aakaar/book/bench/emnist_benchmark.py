@@ -207,7 +207,8 @@ def first_steps_agreement(d: BenchmarkData, weights: list[np.ndarray], optimizer
 
 
 def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int = 1, optimizers=("sgd", "adam"),
-        seed: int = 0, train_size: int = 100_000, check_steps: int = 300, progress: bool = True) -> dict:
+        seed: int = 0, train_size: int = 100_000, check_steps: int = 300, progress: bool = True,
+        synthetic_size: int = 24_000) -> dict:
     try:
         import torch
     except ImportError:
@@ -217,7 +218,7 @@ def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int 
     ak.set_num_threads(threads)
     if torch is not None:
         torch.set_num_threads(threads)
-    d = benchmark_data(data, train_size=train_size, seed=seed)
+    d = benchmark_data(data, train_size=train_size, seed=seed, synthetic_size=synthetic_size)
     print(f"data: {d.description}")
     weights = initial_weights(seed)
     orders = epoch_orders(len(d.x_train), batch, epochs, seed)
@@ -359,6 +360,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--optimizer", default="sgd,adam", help="comma-separated: sgd, adam")
     p.add_argument("--train-size", type=int, default=100_000, help="train samples (a seeded draw)")
+    p.add_argument("--synthetic-size", type=int, default=24_000,
+                   help="train samples of the synthetic stand-in, used only when no EMNIST is found")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--check-steps", type=int, default=300, help="steps whose losses are compared with PyTorch's")
     p.add_argument("--json", default="artifacts/bench-emnist.json", help="where to write the results (and .md, .png)")
@@ -368,11 +371,11 @@ def main(argv: list[str] | None = None) -> None:
     bad = [o for o in optimizers if o not in OPTIMIZERS]
     if bad or not optimizers:
         p.error(f"--optimizer: unknown {bad or optimizers}; choose from {', '.join(OPTIMIZERS)}")
-    for name in ("epochs", "batch", "threads", "train_size"):
+    for name in ("epochs", "batch", "threads", "train_size", "synthetic_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     results = run(args.data, args.epochs, args.batch, args.threads, optimizers, args.seed, args.train_size,
-                  args.check_steps, not args.no_progress)
+                  args.check_steps, not args.no_progress, args.synthetic_size)
     print("wrote", ", ".join(write_outputs(results, args.json)))
 
 
