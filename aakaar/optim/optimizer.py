@@ -123,9 +123,11 @@ def _typename(obj: Any) -> str:
 
 def _clone_state_value(value: Any, param: Tensor, key: Any) -> Any:
     """A loaded state value as the optimizer keeps it: tensors copied, cast to the parameter's
-    dtype and device ('step' counters stay as they are, as in PyTorch)."""
+    dtype and device. The counters ('step', and NAdam's 'mu_product') stay as they are: PyTorch keeps
+    'step' but casts 'mu_product' to the parameter's dtype, and a resumed NAdam then drifts from
+    an uninterrupted one; here it resumes bit for bit."""
     if isinstance(value, Tensor):
-        if key == "step":
+        if key in ("step", "mu_product"):
             return value.clone()
         return value.to(param.device).to(param.dtype).clone()
     if isinstance(value, dict):
