@@ -35,7 +35,7 @@ def test_importing_a_subpackage_first_has_no_cycle():
         assert out.returncode == 0, f"import {first} first: {out.stderr}"
 
 
-@pytest.mark.parametrize("name", ["optim", "data"])
+@pytest.mark.parametrize("name", ["data"])  # aakaar.optim is no placeholder any more (tests/optim)
 def test_placeholder_packages_say_what_they_will_hold(name):
     pkg = getattr(aakaar, name)
     assert pkg.__doc__ and len(pkg.__doc__) > 100
