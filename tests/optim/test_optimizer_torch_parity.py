@@ -61,3 +61,31 @@ def test_parameters_without_grad_are_skipped_like_torch():
     t_opt.step()
     assert (ak_p[1].detach().numpy() == before).all()
     assert_close(ak_opt, ak_p, t_opt, t_p, "float64")
+
+
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True))])
+def test_threaded_step_over_large_parameters_matches_torch(name, kwargs):
+    """Above the kernel's size threshold the parameters are split among threads: same answer."""
+    import numpy as np
+
+    import aakaar as ak
+    from aakaar.nn import Parameter
+
+    rng = np.random.default_rng(0)
+    shapes = [(600, 500), (70_001,), (3,)]
+    data = [rng.standard_normal(s) for s in shapes]
+    threads = ak.get_num_threads()
+    ak.set_num_threads(2)
+    try:
+        a = [Parameter(ak.from_numpy(d.copy())) for d in data]
+        t = [torch.from_numpy(d.copy()).requires_grad_() for d in data]
+        ak_opt, t_opt = getattr(optim, name)(a, **kwargs), getattr(torch.optim, name)(t, **kwargs)
+        for _ in range(5):
+            for pa, pt in zip(a, t):
+                g = rng.standard_normal(tuple(pt.shape))
+                pa.grad, pt.grad = ak.from_numpy(g.copy()), torch.from_numpy(g.copy())
+            ak_opt.step()
+            t_opt.step()
+    finally:
+        ak.set_num_threads(threads)
+    assert_close(ak_opt, a, t_opt, t, "float64")
