@@ -1,9 +1,19 @@
-"""Datasets and data loading: the ``torch.utils.data`` of aakaar.
+"""Datasets and data loading: the ``torch.utils.data`` of aakaar, and EMNIST.
 
-This package will hold ``Dataset``, ``TensorDataset``, ``DataLoader`` (batching,
-shuffling with an aakaar ``Generator``) and the EMNIST dataset, found in an
-explicit folder or ``AAKAAR_DATA``, then the download cache, then
-``../shared/data/emnist``, with a labelled synthetic set and a plain message
-when none is there. Until the book's data chapter fills it, the package is
-empty, so that ``aakaar.data`` is importable.
+``Dataset``, ``TensorDataset``, ``Subset``, ``ConcatDataset``, ``random_split``; the samplers;
+``DataLoader`` (batching, shuffling with a seeded ``aakaar.Generator``; batches of tensor datasets
+gathered in native code); ``EMNIST`` and the IDX reader. Where EMNIST's files are looked for is said
+in :mod:`aakaar.data.emnist`.
 """
+from .dataloader import DataLoader, default_collate
+from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .download import DownloadError
+from .emnist import EMNIST, download_emnist, find_emnist, missing_emnist_message
+from .idx import IdxError, read_idx
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+
+__all__ = [
+    "Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
+    "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
+    "DataLoader", "default_collate", "EMNIST", "download_emnist", "DownloadError", "find_emnist", "missing_emnist_message", "IdxError", "read_idx",
+]

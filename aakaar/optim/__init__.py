@@ -1,4 +1,4 @@
-"""Optimizers and learning-rate schedulers: the ``torch.optim`` of aakaar.
+"""Optimizers: the ``torch.optim`` of aakaar.
 
 ``Optimizer`` (optimizer.py) keeps PyTorch's interface: ``param_groups``,
 per-parameter ``state``, ``zero_grad``, ``step(closure)``, ``state_dict`` /
@@ -6,12 +6,10 @@ per-parameter ``state``, ``zero_grad``, ``step(closure)``, ``state_dict`` /
 SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta
 (fused.py) update all the parameters of a group in one native call: one fused
 multi-tensor kernel, vectorised and threaded (csrc/cpu/fused/optimizer.cpp).
-``aakaar.optim.lr_scheduler`` holds PyTorch's learning-rate schedulers.
 """
 
-from . import lr_scheduler  # noqa: F401
 from .fused import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop  # noqa: F401
 from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "lr_scheduler", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]

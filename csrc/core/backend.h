@@ -135,6 +135,10 @@ struct Backend {
   void (*add_scaled)(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = nullptr;
   // out = a + w * (b - a) (torch.lerp with a number as weight), same conditions.
   void (*lerp_scalar)(const Tensor& out, const Tensor& a, const Tensor& b, double w) = nullptr;
+  // out = in.index_select(dim, index): whole slices copied at once where gather would copy
+  // element by element. index is contiguous int64, checked in [0, in.shape[dim]); out has
+  // in's shape with index.numel() at dim.
+  void (*index_select)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = nullptr;
   // One optimizer step over every tensor of a parameter group, in one call:
   // params[i] -= update(grads[i], states[k][i], ...) (csrc/core/optimizer_math.h).
   // The op has checked that each grads[i] and states[k][i] has params[i]'s shape,

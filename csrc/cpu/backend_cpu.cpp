@@ -2,6 +2,7 @@
 // beside it (fill, where, gather/scatter, batched matmul, random numbers).
 #include "cpu/backend_cpu.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -91,6 +92,33 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
   });
 }
 
+// Slices of `in` along dim, in the order `index` names them. With both tensors
+// contiguous, each (outer, k) pair is one memcpy of the inner block; otherwise
+// gather does it element by element, with index viewed as out's shape
+// (stride 0 everywhere but dim).
+void index_select(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) {
+  const int64_t m = index.numel();
+  const int64_t* idx = index.data<int64_t>();
+  if (in.is_contiguous() && out.is_contiguous()) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < dim; ++d) outer *= in.shape[d];
+    for (int64_t d = dim + 1; d < in.ndim(); ++d) inner *= in.shape[d];
+    const int64_t bytes = inner * in.element_size(), size = in.shape[dim];
+    const char* src = in.data_ptr();
+    char* dst = out.data_ptr();
+    parallel_for(0, outer * m, std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(bytes, 1)), [&](int64_t b, int64_t e) {
+      for (int64_t r = b; r < e; ++r) {
+        const int64_t o = r / m, k = r % m;
+        std::memcpy(dst + r * bytes, src + (o * size + idx[k]) * bytes, bytes);
+      }
+    });
+    return;
+  }
+  Shape strides(out.ndim(), 0);
+  strides[dim] = index.strides[0];
+  gather(out, in, dim, Tensor(index.storage, index.offset, out.shape, strides, index.dtype));
+}
+
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
   const int64_t batch = out.shape[0], M = out.shape[1], N = out.shape[2], K = a.shape[2];
   AK_DISPATCH_FLOAT(out.dtype, "matmul", [&](auto tag) {
@@ -159,7 +187,7 @@ const Backend kCpuBackend{
     allocate, copy, fill, binary, unary, where, reduce, arg_reduce, softmax, cumsum, bmm, gather, scatter,
     random_uniform, random_normal,
     // fused kernels
-    linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar,
+    linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select,
     optimizer_step};
 
 struct Registrar {

@@ -200,7 +200,36 @@ Tensor flat_view(const TensorPtr& t) { return Tensor(t->storage, t->offset, {t->
 
 }  // namespace
 
+namespace {
+// x[..., idx, ...] with one index tensor: whole slices per index (the backend's
+// index_select) instead of one offset per element. Null when another path must run.
+TensorPtr index_along_one_dim(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
+  const Backend& be = backend(t->device());
+  int64_t d = -1, count = 0;
+  for (size_t k = 0; k < indices.size(); ++k)
+    if (indices[k]) d = static_cast<int64_t>(k), ++count;
+  if (count != 1 || !be.index_select || static_cast<int64_t>(indices.size()) > t->ndim()) return nullptr;
+  const TensorPtr& ix = indices[d];
+  check_index_dtype(ix, "index");
+  TensorPtr flat = to_device(checked_indices(reshape(ix, {-1}), t->shape[d], d, true, "index"), t->device());
+  Shape selected = t->shape;
+  selected[d] = flat->numel();
+  TensorPtr out = Tensor::empty(selected, t->dtype, t->device());
+  if (out->numel() > 0) be.index_select(*out, *t, d, *flat);
+  Shape result(t->shape.begin(), t->shape.begin() + d);
+  result.insert(result.end(), ix->shape.begin(), ix->shape.end());
+  result.insert(result.end(), t->shape.begin() + d + 1, t->shape.end());
+  {
+    autograd::GradModeGuard no_grad(false);  // a view of the fresh output; the op is recorded as a whole below
+    out = reshape(out, result);
+  }
+  if (is_floating(t->dtype) && autograd::should_record({&t})) autograd::record_index(out, t, indices);
+  return out;
+}
+}  // namespace
+
 TensorPtr index(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
+  if (TensorPtr out = index_along_one_dim(t, indices)) return out;
   const AdvancedIndexPlan plan = plan_advanced(t, indices);
   Shape layout = plan.index_shape;
   layout.insert(layout.end(), plan.rest_shape.begin(), plan.rest_shape.end());

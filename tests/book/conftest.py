@@ -50,7 +50,7 @@ def need_program():
     return _need_program
 
 
-# ---- the built site, served on 127.0.0.1, and a headless Chromium (tests/book/test_site*.py) ----------
+# ---- the built site, served on 127.0.0.1, and a headless Chromium (tests/book/test_site_*.py) ----------
 # The site tests are one xdist group (see their pytestmark), so a session builds the book once and
 # two workers never build into the same folder at the same time.
 

@@ -1,5 +1,5 @@
 """Chapters 7-10 (the GPU): their listings' markers, the Python models they teach with (checked
-against the C++ they model), the kernels run through aakaar.cuda_emu, the launch explorer's
+against the C++ they model), the kernels run through aakaar.book.cuda_emu, the launch explorer's
 JavaScript, and the benchmark JSON that chapter 9 reads."""
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import subprocess
 import numpy as np
 import pytest
 
-from aakaar import cuda_emu
-from aakaar.cuda_emu import CachingAllocatorModel, SimError, launch, shfl_down, size_class, syncthreads
-from aakaar.cuda_emu.pysim import CountingArray
+from aakaar.book import cuda_emu
+from aakaar.book.cuda_emu import CachingAllocatorModel, SimError, launch, shfl_down, size_class, syncthreads
+from aakaar.book.cuda_emu.pysim import CountingArray
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 BOOK = REPO / "book"
@@ -35,7 +35,7 @@ MARKERS = {
     "csrc/cuda/gemm.cuh": ["cuda_gemm_load4", "cuda_gemm_v7"],
     "csrc/cuda/allocator.cu": ["allocator_allocate", "allocator_release", "size_class"],
     "csrc/cuda/copy.cu": ["cross_device_copy"],
-    "aakaar/cuda_emu/drivers/book_kernels.cu": ["whoami_kernel", "barrier_bug"],
+    "aakaar/book/cuda_emu/drivers/book_kernels.cu": ["whoami_kernel", "barrier_bug"],
 }
 
 
@@ -56,7 +56,7 @@ def test_every_marker_is_included_by_a_chapter(path, names):
         assert f'"// [[book:{name}]]"' in pages, f"no chapter includes {path}:{name}"
 
 
-# ---- the Python model of the programming model (aakaar.cuda_emu.pysim) ----
+# ---- the Python model of the programming model (aakaar.book.cuda_emu.pysim) ----
 
 def tree_sum(t, x, out, barriers=True):
     buf = t.shared["buf"]
@@ -143,7 +143,7 @@ def test_allocator_model_constants_match_the_cpp():
     step = re.search(r"constexpr size_t kSmallStep = (\d+);", src)
     limit = re.search(r"constexpr size_t kSmallLimit = size_t\(1\) << (\d+);", src)
     assert step and limit, "the size-class constants moved in allocator.cu"
-    from aakaar.cuda_emu import allocator_model
+    from aakaar.book.cuda_emu import allocator_model
     assert allocator_model.SMALL_STEP == int(step.group(1))
     assert allocator_model.SMALL_LIMIT == 1 << int(limit.group(1))
     # the quarter-power-of-two rule of size_class() above the limit
@@ -173,7 +173,7 @@ def test_allocator_model_reuses_blocks_like_the_real_one():
         size_class(-1)
 
 
-# ---- the kernels through aakaar.cuda_emu (g++ and the C++ emulator) ----
+# ---- the kernels through aakaar.book.cuda_emu (g++ and the C++ emulator) ----
 
 @pytest.fixture(scope="module")
 def emu():
@@ -196,7 +196,7 @@ def test_driver_runs_the_real_kernels(emu):
     assert len(g["versions"]) == 7 and all(v["max_rel_err"] < 1e-5 for v in g["versions"])
     bug = emu.run("book_kernels", "barrier_bug")
     assert "__syncthreads()" in bug["error"] and "32 of 64 threads" in bug["error"]
-    assert "/work/" not in bug["error"] and "aakaar/cuda_emu/drivers/book_kernels.cu" in bug["error"]
+    assert "/work/" not in bug["error"] and "aakaar/book/cuda_emu/drivers/book_kernels.cu" in bug["error"]
 
 
 def test_driver_bad_arguments_are_clear_errors(emu):
@@ -240,7 +240,7 @@ def run_js(tmp_path, body: str):
     if node is None:
         pytest.skip("node is not on PATH")
     target = tmp_path / "launch_explorer.mjs"
-    shutil.copy(REPO / "aakaar/widgets/launch_explorer.js", target)
+    shutil.copy(REPO / "aakaar/book/widgets/launch_explorer.js", target)
     script = f"const m = await import({json.dumps(target.as_uri())});\n{body}"
     r = subprocess.run([node, "--input-type=module", "-e", script], capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
@@ -271,7 +271,7 @@ def test_launch_explorer_js_agrees_with_the_python_model(tmp_path):
 
 
 def test_launch_explorer_rejects_bad_input():
-    from aakaar.widgets import LaunchExplorer
+    from aakaar.book.widgets import LaunchExplorer
     with pytest.raises(ValueError, match="block must be between 1 and 1024"):
         LaunchExplorer(block=2048)
     with pytest.raises(ValueError, match="warp must be below 8"):

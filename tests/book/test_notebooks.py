@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from aakaar.exercises.notebooks import check_cells, exercise_ids, make_exercise_notebook, read_notebook
+from aakaar.book.exercises.notebooks import check_cells, exercise_ids, make_exercise_notebook, read_notebook
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
 SOLUTIONS = sorted((REPO / "solutions").glob("[0-9][0-9]-*.ipynb"))
@@ -64,7 +64,7 @@ def test_each_exercise_fails_unsolved_and_passes_with_its_solution(path, need_mo
 
 def test_check_command_summarises_per_exercise(need_module):
     need_module("nbval")
-    r = subprocess.run([sys.executable, "-m", "aakaar.exercises", "check", "3"], cwd=REPO,
+    r = subprocess.run([sys.executable, "-m", "aakaar.book.exercises", "check", "3"], cwd=REPO,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 1, r.stdout + r.stderr
     lines = r.stdout.splitlines()
@@ -84,7 +84,7 @@ def test_wrong_answer_gets_a_hint_in_the_summary(tmp_path, need_module):
             cell["source"] = "def row_major_strides(shape):\n    return 0\n"
     path = tmp_path / "02-storage-shape-strides.ipynb"
     path.write_text(json.dumps(nb))
-    r = subprocess.run([sys.executable, "-m", "aakaar.exercises", "check", str(path)], cwd=REPO,
+    r = subprocess.run([sys.executable, "-m", "aakaar.book.exercises", "check", str(path)], cwd=REPO,
                        capture_output=True, text=True, timeout=600)
     assert ("  Exercise 2.1: FAILED - Exercise 2.1: row_major_strides((5,)): expected a tuple like (1,), got int 0"
             in r.stdout.splitlines()), r.stdout

@@ -95,4 +95,4 @@ def test_each_chapter_has_an_in_the_library_box_and_a_figure(page):
     assert re.search(r"\$[^$\n]+\$", text), "every chapter has typeset maths"
     if int(page.stem[:2]) >= 2:
         assert ":::{exercise}" in text
-        assert "aakaar.widgets import" in text
+        assert "aakaar.book.widgets import" in text

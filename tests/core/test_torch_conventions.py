@@ -35,12 +35,14 @@ def test_importing_a_subpackage_first_has_no_cycle():
         assert out.returncode == 0, f"import {first} first: {out.stderr}"
 
 
-@pytest.mark.parametrize("name", ["data"])  # aakaar.optim is no placeholder any more (tests/optim)
-def test_placeholder_packages_say_what_they_will_hold(name):
-    pkg = getattr(aakaar, name)
-    assert pkg.__doc__ and len(pkg.__doc__) > 100
-    # Honest placeholders: nothing that pretends to be an optimizer or a loader yet.
-    assert [n for n in vars(pkg) if not n.startswith("_")] == []
+def test_data_is_the_torch_utils_data_of_aakaar():
+    for name in ("Dataset", "TensorDataset", "DataLoader", "RandomSampler", "random_split", "EMNIST"):
+        assert hasattr(aakaar.data, name), name
+
+
+def test_optim_is_the_torch_optim_of_aakaar():
+    for name in ("Optimizer", "SGD", "Adam", "AdamW"):
+        assert hasattr(aakaar.optim, name), name
 
 
 # ---- dtype aliases ------------------------------------------------------------------

@@ -6,7 +6,7 @@ times, are what to read), medians of batches of calls queued back to back (see t
     against torch.mm with TF32 off (cuBLAS SGEMM), when torch with CUDA is installed;
   * elementwise add / exp and the sum reduction in GB/s against cudaMemcpy
     device-to-device on the same bytes (the bandwidth ceiling);
-  * the EMNIST-shaped training step of aakaar.bench.train_step (784-256-128-47 MLP,
+  * the EMNIST-shaped training step of aakaar.book.bench.train_step (784-256-128-47 MLP,
     cross-entropy, SGD with momentum; random batches) on the device, against torch's
     best SGD on the same device, after checking that both follow the same losses.
 Prints one line per measurement and a JSON summary (--json PATH to save it).
@@ -95,7 +95,7 @@ def bench_bandwidth(n: int, reps: int) -> dict:
 
 
 def bench_train_step(batch: int, reps: int) -> dict:
-    from aakaar.bench import train_step as ts
+    from aakaar.book.bench import train_step as ts
 
     batches, _ = ts.load_batches(batch, "random")
     weights = ts.init_weights()

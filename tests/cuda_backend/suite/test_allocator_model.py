@@ -1,9 +1,9 @@
 """Chapter 10 teaches the caching allocator through a Python model
-(aakaar.cuda_emu.allocator_model); here the model predicts the real allocator's counters."""
+(aakaar.book.cuda_emu.allocator_model); here the model predicts the real allocator's counters."""
 from __future__ import annotations
 
 import aakaar
-from aakaar.cuda_emu import CachingAllocatorModel
+from aakaar.book.cuda_emu import CachingAllocatorModel
 
 
 def test_the_book_model_predicts_the_real_allocator():

@@ -1,0 +1,9 @@
+"""Interactive explorers used by the book (anywidget; the logic is in each widget's JavaScript)."""
+from .batch_explorer import BatchExplorer
+from .blocking_explorer import BlockingExplorer
+from .broadcast_visualiser import BroadcastVisualiser
+from .graph_stepper import GraphStepper, extract_graph
+from .launch_explorer import LaunchExplorer
+from .stride_explorer import VIEW_OPS, StrideExplorer
+
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer"]

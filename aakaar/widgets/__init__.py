@@ -1,8 +1,0 @@
-"""Interactive explorers used by the book (anywidget; the logic is in each widget's JavaScript)."""
-from .blocking_explorer import BlockingExplorer
-from .broadcast_visualiser import BroadcastVisualiser
-from .graph_stepper import GraphStepper, extract_graph
-from .launch_explorer import LaunchExplorer
-from .stride_explorer import VIEW_OPS, StrideExplorer
-
-__all__ = ["StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer"]
