@@ -945,6 +945,46 @@ class Tensor:
         """
         The size of each dimension.
         """
+class OptimizerKind:
+    """The optimizers whose step is one fused elementwise pass."""
+    SGD: OptimizerKind
+    Adam: OptimizerKind
+    Adagrad: OptimizerKind
+    RMSprop: OptimizerKind
+    Adamax: OptimizerKind
+    NAdam: OptimizerKind
+    RAdam: OptimizerKind
+    Adadelta: OptimizerKind
+    name: str
+    value: int
+
+class OptimizerStep:
+    """Hyper-parameters of one fused optimizer step (core/backend.h lists which kind reads which)."""
+    kind: OptimizerKind
+    lr: float
+    weight_decay: float
+    maximize: bool
+    decoupled_weight_decay: bool
+    momentum: float
+    dampening: float
+    nesterov: bool
+    first_step: bool
+    beta1: float
+    beta2: float
+    eps: float
+    amsgrad: bool
+    alpha: float
+    centered: bool
+    rho: float
+    lr_decay: float
+    momentum_decay: float
+    def __init__(self) -> None: ...
+
+def _optimizer_step(step: OptimizerStep, params: list[Tensor], grads: list[Tensor], states: list[list[Tensor]],
+                    steps: list[Tensor], mu_products: list[Tensor]) -> None:
+    """One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place."""
+    ...
+
 class Generator:
     """
     A Philox random stream: a seed and how many blocks of it have been used.

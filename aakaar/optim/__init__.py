@@ -1,8 +1,15 @@
-"""Optimizers and learning-rate schedulers: the ``torch.optim`` of aakaar.
+"""Optimizers: the ``torch.optim`` of aakaar.
 
-This package will hold ``Optimizer`` and its subclasses (SGD with momentum,
-Adam, AdamW, ...) whose steps run as fused multi-tensor kernels in C++, and
-the schedulers that change their learning rates. The book builds them in its
-optimizer chapters; until then the package is empty, so that
-``aakaar.optim`` is importable wherever ``torch.optim`` would be.
+``Optimizer`` (optimizer.py) keeps PyTorch's interface: ``param_groups``,
+per-parameter ``state``, ``zero_grad``, ``step(closure)``, ``state_dict`` /
+``load_state_dict``, ``add_param_group`` and the step and state-dict hooks.
+SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta
+(fused.py) update all the parameters of a group in one native call: one fused
+multi-tensor kernel, vectorised and threaded (csrc/cpu/fused/optimizer.cpp).
 """
+
+from .fused import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop  # noqa: F401
+from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook  # noqa: F401
+
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]

@@ -9,6 +9,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "core/device.h"
 #include "core/storage.h"
@@ -45,6 +46,41 @@ enum class ReduceOp : int8_t { Sum, Prod, Max, Min, All, Any };
 enum class Reduction : int8_t { None, Mean, Sum };
 // The activation a fused Linear applies to its output.
 enum class LinearActivation : int8_t { None, ReLU };
+
+// One step of an optimizer over many tensors (see OptimizerStep below).
+using TensorList = std::vector<TensorPtr>;
+// The optimizers whose update is one elementwise pass (csrc/core/optimizer_math.h).
+enum class OptimizerKind : int8_t { SGD, Adam, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta };
+// [[book:optimizer_step_struct]]
+// Everything one fused optimizer step needs besides the tensors: the user's
+// hyper-parameters (PyTorch's names) and the numbers that depend on the step
+// count, which the op works out (ops/optimizer.cpp) so that a kernel only
+// does arithmetic. Fields a kind does not use are ignored.
+struct OptimizerStep {
+  OptimizerKind kind = OptimizerKind::SGD;
+  double lr = 0, weight_decay = 0;
+  bool maximize = false;
+  bool decoupled_weight_decay = false;  // p *= 1 - lr * weight_decay first (AdamW), not g += wd * p
+  // SGD; RMSprop's momentum too.
+  double momentum = 0, dampening = 0;
+  bool nesterov = false;
+  bool first_step = false;  // SGD: the momentum buffer is set to the gradient, not decayed
+  // Adam family; Adagrad, RMSprop and Adadelta use eps too.
+  double beta1 = 0, beta2 = 0, eps = 0;
+  bool amsgrad = false;
+  double alpha = 0;     // RMSprop's smoothing constant
+  bool centered = false;
+  double rho = 0;       // Adadelta
+  double lr_decay = 0;        // Adagrad
+  double momentum_decay = 0;  // NAdam
+  // Filled by the op from the step count: Adam's lr / (1 - beta1^t) and
+  // sqrt(1 - beta2^t); Adagrad's and Adamax's effective lr; NAdam's two
+  // coefficients and 1 - beta2^t; RAdam's 1 - beta1^t, rectification
+  // (0: none this step) and sqrt(1 - beta2^t).
+  double step_size = 0, bias_correction1 = 1, bias_correction2 = 1, bias_correction2_sqrt = 1;
+  double grad_coef = 0, avg_coef = 0, rect = 0;
+};
+// [[/book:optimizer_step_struct]]
 
 // [[book:backend_table]]
 struct Backend {
@@ -103,6 +139,13 @@ struct Backend {
   // element by element. index is contiguous int64, checked in [0, in.shape[dim]); out has
   // in's shape with index.numel() at dim.
   void (*index_select)(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& index) = nullptr;
+  // One optimizer step over every tensor of a parameter group, in one call:
+  // params[i] -= update(grads[i], states[k][i], ...) (csrc/core/optimizer_math.h).
+  // The op has checked that each grads[i] and states[k][i] has params[i]'s shape,
+  // dtype (float32 or float64) and device; any strides; states holds the lists
+  // the kind needs, in the order optimizer_math.h gives. Updates params and states in place.
+  void (*optimizer_step)(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
+                         const std::vector<TensorList>& states) = nullptr;
 };
 // [[/book:backend_table]]
 

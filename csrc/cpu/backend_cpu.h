@@ -17,5 +17,7 @@ void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const
                    Reduction r);
 void cross_entropy_backward(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
                             const Tensor& inv, Reduction r);
+void optimizer_step(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states);
 
 }  // namespace aakaar::cpu

@@ -21,6 +21,8 @@ void bind_gemm(py::module_& m) __attribute__((weak));
 void bind_linear(py::module_& m) __attribute__((weak));
 // Bound in bind_loss.cpp (fused cross-entropy); weak like bind_gemm.
 void bind_loss(py::module_& m) __attribute__((weak));
+// Bound in bind_optim.cpp (the fused optimizer step); weak like bind_gemm.
+void bind_optim(py::module_& m) __attribute__((weak));
 // Bound in csrc/cuda when the CUDA backend is compiled in.
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
@@ -141,6 +143,7 @@ PYBIND11_MODULE(_C, m) {
     has["cross_entropy_backward"] = be.cross_entropy_backward != nullptr;
     has["add_scaled"] = be.add_scaled != nullptr;
     has["lerp_scalar"] = be.lerp_scalar != nullptr;
+    has["optimizer_step"] = be.optimizer_step != nullptr;
     return has;
   }, py::arg("device"),
         "Which fused kernels the device's backend table has (the others are composed from primitives there).");
@@ -160,6 +163,7 @@ PYBIND11_MODULE(_C, m) {
   if (bind_gemm) bind_gemm(m);
   if (bind_linear) bind_linear(m);
   if (bind_loss) bind_loss(m);
+  if (bind_optim) bind_optim(m);
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
 }

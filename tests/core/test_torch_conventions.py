@@ -40,12 +40,9 @@ def test_data_is_the_torch_utils_data_of_aakaar():
         assert hasattr(aakaar.data, name), name
 
 
-@pytest.mark.parametrize("name", ["optim"])
-def test_placeholder_packages_say_what_they_will_hold(name):
-    pkg = getattr(aakaar, name)
-    assert pkg.__doc__ and len(pkg.__doc__) > 100
-    # Honest placeholders: nothing that pretends to be an optimizer or a loader yet.
-    assert [n for n in vars(pkg) if not n.startswith("_")] == []
+def test_optim_is_the_torch_optim_of_aakaar():
+    for name in ("Optimizer", "SGD", "Adam", "AdamW"):
+        assert hasattr(aakaar.optim, name), name
 
 
 # ---- dtype aliases ------------------------------------------------------------------

@@ -11,6 +11,7 @@ import sys
 PROGRAMS = {
     "emnist": ("emnist_benchmark", "train an MLP on EMNIST: aakaar against PyTorch's default, foreach and fused"),
     "train_step": ("train_step", "one EMNIST-shaped training step against PyTorch's fused SGD"),
+    "optim_step": ("optim_step", "one optimizer step over an MLP's parameters against PyTorch's three variants"),
     "gemm": ("gemm", "the CPU GEMM ladder against OpenBLAS and PyTorch"),
     "ops": ("ops", "per-op overhead and throughput against PyTorch and numpy"),
     "mlp": ("mlp", "MLP forward and backward against PyTorch"),

@@ -1,7 +1,8 @@
 """The training step that `python -m aakaar.book.bench.train_step` races against
 PyTorch must train like PyTorch before its time means anything: same weights,
-same batches, SGD with momentum 0.9 in both update forms (the two-pass moving
-average and torch's three-pass foreach form). No timing is asserted."""
+same batches, SGD with momentum 0.9 by aakaar.optim.SGD and in both hand-written
+update forms (the two-pass moving average and torch's three-pass foreach form).
+No timing is asserted."""
 
 from __future__ import annotations
 
@@ -13,19 +14,22 @@ from aakaar.book.bench import train_step as ts
 torch = pytest.importorskip("torch")  # the reference: skips the module without the torch extra
 
 
-def test_both_update_forms_follow_torch_fused_sgd():
+def test_every_update_form_follows_torch_fused_sgd():
     if ts.EMNIST_DIR is None:
         pytest.skip("no EMNIST files (set AAKAAR_DATA; see aakaar/data/emnist.py)")
     batches, _ = ts.load_batches(64, str(ts.EMNIST_DIR))  # real images: the loss really falls
     weights = ts.init_weights()
     th = ts.TorchTrainer(weights, batches)
-    ema = ts.AakaarTrainer(weights, batches)
-    foreach = ts.AakaarTrainer(weights, batches, ema_update=False)
-    losses = ts.check_trajectories({"torch": th.step, "ema": ema.step, "foreach": foreach.step}, steps=40)
+    opt = ts.AakaarTrainer(weights, batches)
+    ema = ts.AakaarTrainer(weights, batches, update="ema")
+    foreach = ts.AakaarTrainer(weights, batches, update="foreach")
+    losses = ts.check_trajectories({"torch": th.step, "optim": opt.step, "ema": ema.step, "foreach": foreach.step},
+                                   steps=40)
     assert np.mean(losses["torch"][-8:]) < np.mean(losses["torch"][:8]) - 0.05  # it trains: the loss falls
     # and the parameters, not only the losses, are torch's after 40 steps
-    for p_ak, p_ref in zip(ema.params, th.model.parameters()):
-        np.testing.assert_allclose(p_ak.numpy(), p_ref.detach().numpy(), rtol=1e-4, atol=1e-5)
+    for trainer in (opt, ema):
+        for p_ak, p_ref in zip(trainer.params, th.model.parameters()):
+            np.testing.assert_allclose(p_ak.numpy(), p_ref.detach().numpy(), rtol=1e-4, atol=1e-5)
     # the moving average is torch's momentum buffer scaled by (1 - momentum)
     for v, p_ref in zip(ema.velocity, th.model.parameters()):
         buf = th.opt.state[p_ref]["momentum_buffer"].numpy()
@@ -35,7 +39,7 @@ def test_both_update_forms_follow_torch_fused_sgd():
 def test_a_wrong_update_is_caught_before_timing():
     batches, _ = ts.load_batches(64, "random")
     weights = ts.init_weights()
-    th, ak_tr = ts.TorchTrainer(weights, batches), ts.AakaarTrainer(weights, batches)
+    th, ak_tr = ts.TorchTrainer(weights, batches), ts.AakaarTrainer(weights, batches, update="ema")
     original = ak_tr._update_ema
 
     def no_momentum() -> None:  # forgets the momentum: must not pass as SGD(momentum=0.9)

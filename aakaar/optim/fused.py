@@ -1,0 +1,383 @@
+"""The optimizers whose update is one elementwise pass: SGD, Adam, AdamW, Adagrad,
+RMSprop, Adamax, NAdam, RAdam and Adadelta, with PyTorch's arguments and defaults.
+
+Each ``step()`` makes one native call per parameter group (``_C._optimizer_step``):
+the op (csrc/ops/optimizer.cpp) increments the step counters and works out the
+bias corrections, and the device's fused kernel (csrc/cpu/fused/optimizer.cpp)
+updates every parameter and its state in one multi-tensor loop, vectorised and
+threaded above a size threshold, in float32 or float64, contiguous or not.
+
+``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
+nothing: every step here is already fused and multi-tensor (PyTorch's ``fused=True``
+in spirit, PyTorch's single-tensor arithmetic in its order of operations).
+``capturable=`` and ``differentiable=`` are accepted when False (the default).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Iterable
+
+from .. import _C
+from .._C import Tensor
+from ..creation import full_like, zeros_like
+from .optimizer import Optimizer
+
+__all__ = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta"]
+
+Params = Iterable[Tensor] | Iterable[dict]
+K = _C.OptimizerKind
+
+
+def _check_nonnegative(**values: float) -> None:
+    names = {"lr": "learning rate", "eps": "epsilon value"}
+    for name, v in values.items():
+        if not 0.0 <= v:
+            raise ValueError(f"Invalid {names.get(name, name + ' value')}: {v}")
+
+
+def _check_betas(betas: tuple[float, float]) -> None:
+    if len(betas) != 2:
+        raise ValueError(f"betas must be a pair of numbers, got {betas!r}")
+    for i, b in enumerate(betas):
+        if not 0.0 <= b < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {b}")
+
+
+def _check_unsupported(name: str, capturable: bool = False, differentiable: bool = False) -> None:
+    if capturable:
+        raise ValueError(f"{name}: capturable=True (CUDA graphs) is not supported by aakaar")
+    if differentiable:
+        raise ValueError(f"{name}: differentiable=True (a step recorded in the autograd graph) is not supported by "
+                         "aakaar")
+
+
+def _step_counter() -> Tensor:
+    """A parameter's step count: a 0-d float32 CPU tensor, as torch.optim keeps it."""
+    return _C.zeros(dtype=_C.dtype.float32)
+
+
+def _new_step(kind: Any, group: dict[str, Any], **fields: Any) -> Any:
+    s = _C.OptimizerStep()
+    s.kind = kind
+    s.lr = float(group["lr"])
+    s.weight_decay = float(group.get("weight_decay", 0.0))
+    s.maximize = bool(group.get("maximize", False))
+    for k, v in fields.items():
+        setattr(s, k, v)
+    return s
+
+
+class _Fused(Optimizer):
+    """An optimizer whose step is ``_fused_step`` once per group."""
+
+    kind: Any = None
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        """The OptimizerStep fields of this group besides lr, weight_decay and maximize."""
+        return {}
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        raise NotImplementedError
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        raise NotImplementedError
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns the closure's loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            step = _new_step(self.kind, group, **self._options(group))
+            self._fused_step(group, step, self._slots(group), self._init_state(group),
+                             nadam=self.kind == K.NAdam)
+        return loss
+
+
+class SGD(Optimizer):
+    """Stochastic gradient descent, with momentum (and dampening, Nesterov), weight decay and maximize."""
+
+    def __init__(self, params: Params, lr: float = 1e-3, momentum: float = 0, dampening: float = 0,
+                 weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
+        _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
+        _check_unsupported("SGD", differentiable=differentiable)
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
+                        maximize=maximize, foreach=foreach, differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """One update of every parameter that has a gradient; returns the closure's loss."""
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            momentum = float(group["momentum"])
+            fields = dict(momentum=momentum, dampening=float(group["dampening"]), nesterov=bool(group["nesterov"]))
+            if momentum == 0:
+                self._fused_step(group, _new_step(K.SGD, group, **fields), [None], lambda p, s: None, counted=False)
+                continue
+            # A parameter's first step sets its momentum buffer to the gradient; later ones decay it.
+            with_grad = [p for p in group["params"] if p.grad is not None]
+            fresh = [p for p in with_grad if "momentum_buffer" not in self.state[p]]
+            for p in fresh:
+                self.state[p]["momentum_buffer"] = zeros_like(p)
+            if fresh:
+                sub = dict(group, params=fresh)
+                self._fused_step(sub, _new_step(K.SGD, group, first_step=True, **fields), ["momentum_buffer"],
+                                 lambda p, s: None, counted=False)
+            if len(fresh) < len(with_grad):
+                seen = {id(p) for p in fresh}
+                sub = dict(group, params=[p for p in with_grad if id(p) not in seen])
+                self._fused_step(sub, _new_step(K.SGD, group, **fields), ["momentum_buffer"], lambda p, s: None,
+                                 counted=False)
+        return loss
+
+
+class Adam(_Fused):
+    """Adam (Kingma & Ba), with amsgrad, L2 or decoupled weight decay, and maximize."""
+
+    kind = K.Adam
+
+    def __init__(self, params: Params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 0, amsgrad: bool = False, *, foreach: bool | None = None,
+                 maximize: bool = False, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None, decoupled_weight_decay: bool = False) -> None:
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
+        _check_unsupported(type(self).__name__, capturable, differentiable)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
+                        maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
+                        fused=fused, decoupled_weight_decay=decoupled_weight_decay)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        b1, b2 = group["betas"]
+        return dict(beta1=float(b1), beta2=float(b2), eps=float(group["eps"]), amsgrad=bool(group["amsgrad"]),
+                    decoupled_weight_decay=bool(group["decoupled_weight_decay"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["exp_avg", "exp_avg_sq", "max_exp_avg_sq" if group["amsgrad"] else None]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+            if group["amsgrad"]:
+                state["max_exp_avg_sq"] = zeros_like(p)
+        return init
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (Loshchilov & Hutter): p *= 1 - lr * weight_decay before each step."""
+
+    def __init__(self, params: Params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8,
+                 weight_decay: float = 1e-2, amsgrad: bool = False, *, maximize: bool = False,
+                 foreach: bool | None = None, capturable: bool = False, differentiable: bool = False,
+                 fused: bool | None = None) -> None:
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        super().load_state_dict(state_dict)
+        for group in self.param_groups:
+            group["decoupled_weight_decay"] = True
+
+
+class Adagrad(_Fused):
+    """Adagrad, with lr_decay, weight decay, an initial accumulator value and maximize."""
+
+    kind = K.Adagrad
+
+    def __init__(self, params: Params, lr: float = 1e-2, lr_decay: float = 0, weight_decay: float = 0,
+                 initial_accumulator_value: float = 0, eps: float = 1e-10, foreach: bool | None = None, *,
+                 maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
+        _check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
+                           initial_accumulator_value=initial_accumulator_value, eps=eps)
+        _check_unsupported("Adagrad", differentiable=differentiable)
+        defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                        initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
+                        differentiable=differentiable, fused=fused)
+        super().__init__(params, defaults)
+        # Adagrad's state exists from the start, as in PyTorch.
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(group)(p, self.state[p])
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        return dict(eps=float(group["eps"]), lr_decay=float(group["lr_decay"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["sum"]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["sum"] = full_like(p, float(group["initial_accumulator_value"]))
+        return init
+
+
+class RMSprop(_Fused):
+    """RMSprop, with momentum, centered, weight decay and maximize."""
+
+    kind = K.RMSprop
+
+    def __init__(self, params: Params, lr: float = 1e-2, alpha: float = 0.99, eps: float = 1e-8,
+                 weight_decay: float = 0, momentum: float = 0, centered: bool = False, capturable: bool = False,
+                 foreach: bool | None = None, maximize: bool = False, differentiable: bool = False) -> None:
+        _check_nonnegative(lr=lr, eps=eps, momentum=momentum, weight_decay=weight_decay, alpha=alpha)
+        _check_unsupported("RMSprop", capturable, differentiable)
+        defaults = dict(lr=lr, momentum=momentum, alpha=alpha, eps=eps, centered=centered, weight_decay=weight_decay,
+                        capturable=capturable, foreach=foreach, maximize=maximize, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        return dict(alpha=float(group["alpha"]), eps=float(group["eps"]), momentum=float(group["momentum"]),
+                    centered=bool(group["centered"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["square_avg", "grad_avg" if group["centered"] else None,
+                "momentum_buffer" if group["momentum"] > 0 else None]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["square_avg"] = zeros_like(p)
+            if group["momentum"] > 0:
+                state["momentum_buffer"] = zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = zeros_like(p)
+        return init
+
+
+class Adamax(_Fused):
+    """Adamax (Adam with the infinity norm), with weight decay and maximize."""
+
+    kind = K.Adamax
+
+    def __init__(self, params: Params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, foreach: bool | None = None, *, maximize: bool = False,
+                 differentiable: bool = False, capturable: bool = False) -> None:
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
+        _check_unsupported("Adamax", capturable, differentiable)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, foreach=foreach,
+                        maximize=maximize, differentiable=differentiable, capturable=capturable)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        b1, b2 = group["betas"]
+        return dict(beta1=float(b1), beta2=float(b2), eps=float(group["eps"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["exp_avg", "exp_inf"]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_inf"] = zeros_like(p)
+        return init
+
+
+class NAdam(_Fused):
+    """NAdam (Adam with Nesterov momentum), with momentum_decay, L2 or decoupled weight decay, maximize."""
+
+    kind = K.NAdam
+
+    def __init__(self, params: Params, lr: float = 2e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, momentum_decay: float = 4e-3,
+                 decoupled_weight_decay: bool = False, *, foreach: bool | None = None, maximize: bool = False,
+                 capturable: bool = False, differentiable: bool = False) -> None:
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay, momentum_decay=momentum_decay)
+        _check_unsupported("NAdam", capturable, differentiable)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, momentum_decay=momentum_decay,
+                        decoupled_weight_decay=decoupled_weight_decay, maximize=maximize, foreach=foreach,
+                        capturable=capturable, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        b1, b2 = group["betas"]
+        return dict(beta1=float(b1), beta2=float(b2), eps=float(group["eps"]),
+                    momentum_decay=float(group["momentum_decay"]),
+                    decoupled_weight_decay=bool(group["decoupled_weight_decay"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["exp_avg", "exp_avg_sq"]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["mu_product"] = _C.ones(dtype=_C.dtype.float32)
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+        return init
+
+
+class RAdam(_Fused):
+    """RAdam (rectified Adam), with L2 or decoupled weight decay and maximize."""
+
+    kind = K.RAdam
+
+    def __init__(self, params: Params, lr: float = 1e-3, betas: tuple[float, float] = (0.9, 0.999),
+                 eps: float = 1e-8, weight_decay: float = 0, decoupled_weight_decay: bool = False, *,
+                 foreach: bool | None = None, maximize: bool = False, capturable: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_nonnegative(lr=lr, eps=eps)
+        _check_betas(betas)
+        _check_nonnegative(weight_decay=weight_decay)
+        _check_unsupported("RAdam", capturable, differentiable)
+        defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, maximize=maximize,
+                        foreach=foreach, capturable=capturable, decoupled_weight_decay=decoupled_weight_decay,
+                        differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        b1, b2 = group["betas"]
+        return dict(beta1=float(b1), beta2=float(b2), eps=float(group["eps"]),
+                    decoupled_weight_decay=bool(group["decoupled_weight_decay"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["exp_avg", "exp_avg_sq"]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["exp_avg"] = zeros_like(p)
+            state["exp_avg_sq"] = zeros_like(p)
+        return init
+
+
+class Adadelta(_Fused):
+    """Adadelta, with weight decay and maximize."""
+
+    kind = K.Adadelta
+
+    def __init__(self, params: Params, lr: float = 1.0, rho: float = 0.9, eps: float = 1e-6, weight_decay: float = 0,
+                 foreach: bool | None = None, *, capturable: bool = False, maximize: bool = False,
+                 differentiable: bool = False) -> None:
+        _check_nonnegative(lr=lr)
+        if not 0.0 <= rho <= 1.0:
+            raise ValueError(f"Invalid rho value: {rho}")
+        _check_nonnegative(eps=eps, weight_decay=weight_decay)
+        _check_unsupported("Adadelta", capturable, differentiable)
+        defaults = dict(lr=lr, rho=rho, eps=eps, weight_decay=weight_decay, maximize=maximize, capturable=capturable,
+                        foreach=foreach, differentiable=differentiable)
+        super().__init__(params, defaults)
+
+    def _options(self, group: dict[str, Any]) -> dict[str, Any]:
+        return dict(rho=float(group["rho"]), eps=float(group["eps"]))
+
+    def _slots(self, group: dict[str, Any]) -> list[str | None]:
+        return ["square_avg", "acc_delta"]
+
+    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            state["square_avg"] = zeros_like(p)
+            state["acc_delta"] = zeros_like(p)
+        return init

@@ -1,0 +1,231 @@
+// The op behind every fused optimizer step: checks, step-count arithmetic,
+// grouping, and then backend(device).optimizer_step (core/backend.h).
+#include "ops/optimizer.h"
+
+#include <cmath>
+#include <string>
+
+#include "autograd/grad_mode.h"
+#include "core/error.h"
+#include "ops/ops.h"
+
+namespace aakaar::ops {
+namespace {
+
+const char* kind_name(OptimizerKind k) {
+  switch (k) {
+    case OptimizerKind::SGD: return "SGD";
+    case OptimizerKind::Adam: return "Adam";
+    case OptimizerKind::Adagrad: return "Adagrad";
+    case OptimizerKind::RMSprop: return "RMSprop";
+    case OptimizerKind::Adamax: return "Adamax";
+    case OptimizerKind::NAdam: return "NAdam";
+    case OptimizerKind::RAdam: return "RAdam";
+    case OptimizerKind::Adadelta: return "Adadelta";
+  }
+  return "?";
+}
+
+// The state slots (core/optimizer_math.h) a kind reads with these options.
+std::vector<bool> needed_slots(const OptimizerStep& s) {
+  switch (s.kind) {
+    case OptimizerKind::SGD: return {s.momentum != 0};
+    case OptimizerKind::Adam: return {true, true, s.amsgrad};
+    case OptimizerKind::Adagrad: return {true};
+    case OptimizerKind::RMSprop: return {true, s.centered, s.momentum > 0};
+    default: return {true, true};  // Adamax, NAdam, RAdam, Adadelta
+  }
+}
+
+void check_like(const TensorPtr& t, const TensorPtr& p, size_t i, const std::string& what, const char* name) {
+  AK_CHECK(t != nullptr, ValueError, name, ".step(): ", what, " of parameter ", i, " is missing");
+  AK_CHECK(t->shape == p->shape, ValueError, name, ".step(): ", what, " of parameter ", i, " has shape ",
+           shape_str(t->shape), " but the parameter has shape ", shape_str(p->shape));
+  AK_CHECK(t->dtype == p->dtype, TypeError, name, ".step(): ", what, " of parameter ", i, " is ", dtype_name(t->dtype),
+           " but the parameter is ", dtype_name(p->dtype));
+  AK_CHECK(t->device() == p->device(), RuntimeError, name, ".step(): ", what, " of parameter ", i, " is on ",
+           t->device().str(), " but the parameter is on ", p->device().str());
+}
+
+double scalar_value(const TensorPtr& t) {
+  return t->dtype == DType::Float64 ? *t->data<double>() : static_cast<double>(*t->data<float>());
+}
+void set_scalar(const TensorPtr& t, double v) {
+  if (t->dtype == DType::Float64) *t->data<double>() = v;
+  else *t->data<float>() = static_cast<float>(v);
+  t->storage->bump_version();
+}
+
+// The numbers of step t (already incremented) that torch.optim works out in Python.
+void fill_step_numbers(OptimizerStep& s, double t, const TensorPtr& mu_product) {
+  switch (s.kind) {
+    case OptimizerKind::SGD: case OptimizerKind::RMSprop: case OptimizerKind::Adadelta: return;
+    case OptimizerKind::Adam:
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      s.step_size = s.lr / s.bias_correction1;
+      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
+      return;
+    case OptimizerKind::Adagrad:
+      s.step_size = s.lr / (1 + (t - 1) * s.lr_decay);
+      return;
+    case OptimizerKind::Adamax:
+      s.step_size = s.lr / (1 - std::pow(s.beta1, t));
+      return;
+    case OptimizerKind::NAdam: {
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      const double mu = s.beta1 * (1.0 - 0.5 * std::pow(0.96, t * s.momentum_decay));
+      const double mu_next = s.beta1 * (1.0 - 0.5 * std::pow(0.96, (t + 1) * s.momentum_decay));
+      // mu_product *= mu, in the counter's own dtype (float32 by default, as in torch).
+      double product = mu_product->dtype == DType::Float64
+                           ? scalar_value(mu_product) * mu
+                           : static_cast<double>(static_cast<float>(scalar_value(mu_product)) * static_cast<float>(mu));
+      set_scalar(mu_product, product);
+      product = scalar_value(mu_product);
+      s.grad_coef = -s.lr * (1.0 - mu) / (1.0 - product);
+      const double product_next = product * mu_next;
+      s.avg_coef = (-s.lr * mu_next) / (1.0 - product_next);
+      return;
+    }
+    case OptimizerKind::RAdam: {
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      const double rho_inf = 2 / (1 - s.beta2) - 1;
+      const double rho_t = rho_inf - 2 * t * std::pow(s.beta2, t) / s.bias_correction2;
+      s.rect = rho_t > 5.0 ? std::pow((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t), 0.5)
+                           : 0.0;
+      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
+      return;
+    }
+  }
+}
+
+TensorPtr number(double v, const TensorPtr& like) { return wrap_scalar(Scalar::from_double(v), like); }
+
+// SGD and Adam as primitives, for a device whose table has no optimizer_step
+// (the same order of operations as the fused kernels, one op per line).
+void composite_step(const OptimizerStep& s, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states) {
+  for (size_t i = 0; i < params.size(); ++i) {
+    const TensorPtr& p = params[i];
+    TensorPtr g = s.maximize ? unary(UnaryOp::Neg, grads[i]) : grads[i];
+    const bool l2 = s.weight_decay != 0 && !s.decoupled_weight_decay;
+    if (s.kind == OptimizerKind::SGD) {
+      if (l2) g = binary_alpha(BinaryOp::Add, g, p, Scalar::from_double(s.weight_decay));
+      if (s.momentum != 0) {
+        const TensorPtr& buf = states[0][i];
+        if (s.first_step) {
+          copy_(buf, g);
+        } else {
+          binary_(BinaryOp::Mul, buf, number(s.momentum, buf));
+          binary_alpha_(BinaryOp::Add, buf, g, Scalar::from_double(1 - s.dampening));
+        }
+        g = s.nesterov ? binary_alpha(BinaryOp::Add, g, buf, Scalar::from_double(s.momentum)) : buf;
+      }
+      binary_alpha_(BinaryOp::Add, p, g, Scalar::from_double(-s.lr));
+    } else {  // Adam
+      if (s.decoupled_weight_decay && s.weight_decay != 0) binary_(BinaryOp::Mul, p, number(1 - s.lr * s.weight_decay, p));
+      if (l2) g = binary_alpha(BinaryOp::Add, g, p, Scalar::from_double(s.weight_decay));
+      const TensorPtr &m = states[0][i], &v = states[1][i];
+      lerp_(m, g, nullptr, 1 - s.beta1);
+      binary_(BinaryOp::Mul, v, number(s.beta2, v));
+      binary_(BinaryOp::Add, v, binary(BinaryOp::Mul, binary_scalar(BinaryOp::Mul, g, Scalar::from_double(1 - s.beta2), false), g));
+      TensorPtr vv = v;
+      if (s.amsgrad) {
+        copy_(states[2][i], binary(BinaryOp::Maximum, states[2][i], v));
+        vv = states[2][i];
+      }
+      TensorPtr denom = binary_scalar(BinaryOp::Div, unary(UnaryOp::Sqrt, vv), Scalar::from_double(s.bias_correction2_sqrt), false);
+      denom = binary_scalar(BinaryOp::Add, denom, Scalar::from_double(s.eps), false);
+      binary_(BinaryOp::Add, p, binary(BinaryOp::Div, binary_scalar(BinaryOp::Mul, m, Scalar::from_double(-s.step_size), false), denom));
+    }
+  }
+}
+
+}  // namespace
+
+// [[book:optimizer_step_op]]
+void optimizer_step(OptimizerStep step, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products) {
+  const char* name = kind_name(step.kind);
+  const size_t n = params.size();
+  AK_CHECK(grads.size() == n, ValueError, name, ".step(): ", n, " parameters but ", grads.size(), " gradients");
+  const std::vector<bool> needed = needed_slots(step);
+  AK_CHECK(states.size() <= 3, ValueError, name, ".step(): at most 3 state lists, got ", states.size());
+  for (size_t k = 0; k < needed.size(); ++k)
+    AK_CHECK(!needed[k] || (k < states.size() && states[k].size() == n), ValueError, name,
+             ".step(): state list ", k, " must hold one tensor per parameter (", n, ")");
+  const bool counted = step.kind != OptimizerKind::SGD;
+  AK_CHECK(!counted || steps.size() == n, ValueError, name, ".step(): one step counter per parameter expected, got ",
+           steps.size(), " for ", n, " parameters");
+  const bool nadam = step.kind == OptimizerKind::NAdam;
+  AK_CHECK(!nadam || mu_products.size() == n, ValueError, name, ".step(): one mu_product per parameter expected");
+  for (size_t i = 0; i < n; ++i) {
+    const TensorPtr& p = params[i];
+    AK_CHECK(p != nullptr, ValueError, name, ".step(): parameter ", i, " is None");
+    AK_CHECK(p->dtype == DType::Float32 || p->dtype == DType::Float64, TypeError, name,
+             ".step(): parameters must be float32 or float64, parameter ", i, " is ", dtype_name(p->dtype));
+    check_like(grads[i], p, i, "the gradient", name);
+    for (size_t k = 0; k < needed.size(); ++k)
+      if (needed[k]) check_like(states[k][i], p, i, str("state tensor ", k), name);
+    for (const TensorList* list : {&steps, &mu_products}) {
+      if (list->empty()) continue;
+      const TensorPtr& c = (*list)[i];
+      AK_CHECK(c && c->numel() == 1 && c->device().type == DeviceType::CPU &&
+                   (c->dtype == DType::Float32 || c->dtype == DType::Float64),
+               ValueError, name, ".step(): the step counters must be one-element float CPU tensors");
+    }
+  }
+  autograd::GradModeGuard no_grad(false);
+  // Groups with one dtype, one device and one step count: one backend call each.
+  struct Group {
+    OptimizerStep step;
+    TensorList params, grads;
+    std::vector<TensorList> states;
+    DType dtype;
+    Device device;
+    double t;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < n; ++i) {
+    const TensorPtr& p = params[i];
+    double t = 0;
+    if (counted) {
+      t = scalar_value(steps[i]) + 1;
+      set_scalar(steps[i], t);
+      t = scalar_value(steps[i]);
+    }
+    Group* g = nullptr;
+    // NAdam's mu_product is per parameter, so each of its parameters has its own numbers.
+    if (!nadam)
+      for (Group& c : groups)
+        if (c.dtype == p->dtype && c.device == p->device() && c.t == t) g = &c;
+    if (g == nullptr) {
+      groups.push_back({step, {}, {}, std::vector<TensorList>(needed.size()), p->dtype, p->device(), t});
+      g = &groups.back();
+      fill_step_numbers(g->step, t, nadam ? mu_products[i] : nullptr);
+    }
+    g->params.push_back(p);
+    g->grads.push_back(grads[i]);
+    for (size_t k = 0; k < needed.size(); ++k)
+      if (needed[k]) g->states[k].push_back(states[k][i]);
+  }
+  for (const Group& g : groups) {
+    const Backend& be = backend(g.device);
+    if (be.optimizer_step) {
+      be.optimizer_step(g.step, g.params, g.grads, g.states);
+    } else {
+      AK_CHECK(step.kind == OptimizerKind::SGD || step.kind == OptimizerKind::Adam, RuntimeError, name,
+               ".step(): device '", g.device.str(), "' has no fused optimizer kernel and ", name,
+               " has no composite form yet; keep its parameters on the cpu");
+      composite_step(g.step, g.params, g.grads, g.states);
+      continue;
+    }
+    for (const TensorPtr& p : g.params) p->storage->bump_version();
+    for (const TensorList& list : g.states)
+      for (const TensorPtr& s : list) s->storage->bump_version();
+  }
+}
+// [[/book:optimizer_step_op]]
+
+}  // namespace aakaar::ops
