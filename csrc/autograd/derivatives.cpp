@@ -116,6 +116,8 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
     record(name, {in}, out, to_save, [f, saves](const TensorList& g, const TensorList& s, const Needs&) {
       return TensorList{f(g[0], saves == Saves::Input ? s[0] : nullptr, saves == Saves::Output ? s[0] : nullptr)};
     });
+    // These formulas capture no tensors: with nothing saved, the node can run again.
+    if (saves == Saves::Nothing && out->autograd && out->autograd->grad_fn) out->autograd->grad_fn->stateless = true;
   };
   switch (op) {
     case UnaryOp::Neg: return rec("NegBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return neg(g); });
