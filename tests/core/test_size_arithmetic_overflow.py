@@ -45,7 +45,9 @@ def test_huge_stride_on_a_size_one_dim_reads_and_exports():
 def test_slice_with_a_huge_step():
     a = ak.ones(2).view(2, 1).expand(2, 3).clone()
     assert tuple(a[:, :1:BIG].shape) == (2, 1)
-    assert tuple(a[:, ::BIG].shape) == tuple(torch.ones(2, 3)[:, ::BIG].shape) == (2, 1)
+    # PyTorch raises here (its stride x step overflows in a size check); one element is selected,
+    # so its stride never matters: we give the (2, 1) view.
+    assert tuple(a[:, ::BIG].shape) == (2, 1) and a[:, ::BIG].sum().item() == 2.0
     b = ak.arange(10.0)
     assert b[1::BIG].tolist() == [1.0]
     assert b[BIG:].tolist() == [] and b[-BIG:2].tolist() == [0.0, 1.0]

@@ -30,7 +30,7 @@ def test_new_without_init_is_an_empty_tensor_in_a_subprocess():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["0", "True", "1", "(0,)", "cpu", "dtype.float32", "0"]
+    assert r.stdout.split() == ["0", "True", "1", "(0,)", "cpu", "aakaar.float32", "0"]
 
 
 def test_every_method_of_a_new_only_tensor_works():
