@@ -281,9 +281,11 @@ TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, s
   // stride x step: a dim of length <= 1 is never stepped along, so its stride
   // may stay as it is (x[:1:2**63-1] must not overflow); for longer ones the
   // product is below the storage size.
-  if (shape[dim] > 1)
-    AK_CHECK(!__builtin_mul_overflow(strides[dim], step, &strides[dim]), IndexError, "slice: step ", step,
-             " times stride ", t->strides[dim], " overflows int64");
+  if (__builtin_mul_overflow(t->strides[dim], step, &strides[dim])) {
+    AK_CHECK(shape[dim] <= 1, IndexError, "slice: step ", step, " times stride ", t->strides[dim],
+             " overflows int64");
+    strides[dim] = t->strides[dim];
+  }
   TensorPtr out = make_view(t, shape, strides, t->offset + b * t->strides[dim]);  // b <= size: inside the storage (or one past it)
   if (autograd::should_record({&t}))
     autograd::record_view("SliceBackward", out, t, [dim, b, e, step](const TensorPtr& x) { return slice(x, dim, b, e, step); });
