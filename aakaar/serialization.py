@@ -40,8 +40,10 @@ CRCs, and then the header strictly, since a CRC only proves the bytes are the
 ones written, not that a writer wrote them sensibly: every field of the
 expected JSON type (``true`` is not an int), no unknown fields, dtypes
 known, shapes of non-negative ints, ``nbytes`` = elements x item size, every
-tensor inside the data section, at an offset aligned to ALIGN, no two
-tensors overlapping, every tensor reference an int in range.
+tensor inside the data section, at the offset a writer gives it (in
+order, each at the next multiple of ALIGN -- or packed one after another, as
+earlier releases wrote format 1, if its items stay aligned), no two tensors
+overlapping, every tensor reference an int in range.
 """
 
 from __future__ import annotations
@@ -269,8 +271,22 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
+def _canonical_offsets(entries: list[dict], align: int) -> list[int]:
+    offsets, off = [], 0
+    for e in entries:
+        off += -off % align
+        offsets.append(off)
+        off += e["nbytes"]
+    return offsets
+
+
 def _check_layout(entries: list[dict], where: str) -> None:
-    """No two tensors share bytes of the data section."""
+    """The tensors sit where a writer puts them: one after another in order, each at the next
+    multiple of ALIGN (this writer) or packed (files of earlier releases of format 1); so no
+    two overlap and no offset points into another tensor's or the padding's bytes."""
+    offsets = [e["offset"] for e in entries]
+    if offsets not in (_canonical_offsets(entries, ALIGN), _canonical_offsets(entries, 1)):
+        raise _fail(where, f"tensor offsets {offsets} are not the layout a writer produces")
     spans = sorted((e["offset"], e["offset"] + e["nbytes"], k) for k, e in enumerate(entries) if e["nbytes"] > 0)
     for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
         if start < end:
@@ -296,8 +312,8 @@ def _check_entry(e: Any, k: int, dlen: int, where: str) -> tuple[_C.dtype, np.dt
     if not _is_int(nbytes) or not _is_int(off) or nbytes != numel * np_dtype.itemsize or off < 0 \
             or off + nbytes > dlen:
         raise _fail(where, f"tensor {k} (shape {shape}, {name}) has inconsistent offset/nbytes {off}/{nbytes}")
-    if off % ALIGN:
-        raise _fail(where, f"tensor {k} ({name}) starts at offset {off}, not a multiple of {ALIGN}")
+    if off % np_dtype.itemsize:
+        raise _fail(where, f"tensor {k} ({name}) starts at offset {off}, not aligned to its {np_dtype.itemsize}-byte items")
     return ak_dtype, np_dtype, tuple(shape)
 
 

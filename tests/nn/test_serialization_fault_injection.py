@@ -94,6 +94,7 @@ def _set(path, value):
 CRAFTED = {
     "unaligned float32 offset": lambda h: h["tensors"][1].update(offset=h["tensors"][1]["offset"] + 4),
     "offset one byte off": lambda h: h["tensors"][1].update(offset=h["tensors"][1]["offset"] + 1),
+    "aligned offset into the padding": lambda h: h["tensors"][1].update(offset=h["tensors"][1]["offset"] + 8),
     "overlapping tensors": lambda h: h["tensors"][2].update(offset=h["tensors"][1]["offset"]),
     "true as a tensor index": lambda h: h["root"]["values"][0].update(i=True),
     "float as a tensor index": lambda h: h["root"]["values"][0].update(i=0.0),
@@ -123,6 +124,28 @@ def test_crafted_headers_with_valid_crcs_are_refused(tmp_path, name):
     raw = _file(tmp_path)
     with pytest.raises(SerializationError):
         _load_bytes(tmp_path, _crafted(raw, CRAFTED[name]))
+
+
+def test_packed_files_of_earlier_releases_still_load(tmp_path):
+    # Before tensors were padded to 64 bytes, format 1 packed them one after another; a
+    # state_dict of float32 tensors (the common case) stays aligned that way and must load.
+    w, b = ak.randn(3, 5), ak.randn(5)
+    path = tmp_path / "sd.ak"
+    ak.save({"w": w, "b": b}, path)
+    raw = path.read_bytes()
+    hlen = struct.unpack_from("<8sQI", raw)[1]
+    header = json.loads(raw[20:20 + hlen])
+    data = raw[20 + hlen + (-(20 + hlen) % 64):]
+    entries = header["tensors"]
+    packed = b"".join(data[e["offset"]:e["offset"] + e["nbytes"]] for e in entries)
+    offsets = [0, entries[0]["nbytes"]]
+
+    def repack(h):
+        for e, off in zip(h["tensors"], offsets):
+            e["offset"] = off
+
+    out = _load_bytes(tmp_path, _crafted(raw, repack, lambda d: packed))
+    assert out["w"].tolist() == w.tolist() and out["b"].tolist() == b.tolist()
 
 
 def test_crafted_file_with_an_untouched_header_still_loads(tmp_path):
