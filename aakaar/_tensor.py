@@ -97,6 +97,7 @@ def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element, or (values, indices) along ``dim``."""
     if dim is None:
         return self.amax()
+    _dims_not_bool("max", dim)
     if isinstance(dim, Tensor):
         return self.maximum(dim)
     return MaxMin(*self._max_dim(dim, keepdim))
@@ -106,6 +107,7 @@ def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element, or (values, indices) along ``dim``."""
     if dim is None:
         return self.amin()
+    _dims_not_bool("min", dim)
     if isinstance(dim, Tensor):
         return self.minimum(dim)
     return MaxMin(*self._min_dim(dim, keepdim))
@@ -174,8 +176,51 @@ def _is_floating_point(self: Tensor) -> bool:
     return self.dtype.is_floating_point
 
 
+# ---- construction ---------------------------------------------------------------------------
+# pybind11 builds a Tensor in two steps, __new__ (an empty Python shell) and
+# __init__ (the C++ tensor). ``Tensor.__new__(Tensor)`` alone left a shell whose
+# methods dereferenced a null tensor (numel() crashed the process). Here
+# __new__ does the whole construction, so no Tensor object exists without its
+# C++ tensor: ``Tensor.__new__(Tensor)`` is an empty float32 tensor (PyTorch's
+# ``torch.Tensor()``), ``Tensor(data)`` a history-free alias of data, and
+# __init__ has nothing left to do (subclasses such as nn.Parameter still call it).
+_shell_new = Tensor.__new__  # pybind11's: allocates the Python object only
+_native_init = Tensor.__init__  # pybind11's: makes the C++ tensor (an alias of data)
+
+
+def _tensor_new(cls: type, data: Any = None, *args: Any, **kwargs: Any) -> Tensor:
+    self = _shell_new(cls)
+    _native_init(self, _C.empty(0) if data is None else data)
+    return self
+
+
+def _tensor_init(self: Tensor, *args: Any, **kwargs: Any) -> None:
+    """Nothing to do: ``Tensor.__new__`` made the tensor (see aakaar/_tensor.py)."""
+
+
+def _dims_not_bool(name: str, dim: Any) -> None:
+    if isinstance(dim, (bool, np.bool_)):
+        raise TypeError(f"{name}(): dim must be an int, got bool (did you mean keepdim=True?)")
+
+
+_native_dtype_init = _C.dtype.__init__
+_DTYPE_VALUES = {int(d) for d in _C.dtype.__members__.values()}
+
+
+def _dtype_init(self: Any, value: Any) -> None:
+    # pybind11's enum accepts any int (ak.dtype(99)), which then reaches C++ as
+    # an invalid enum; only the five dtypes exist.
+    if isinstance(value, bool) or not isinstance(value, int) or value not in _DTYPE_VALUES:
+        raise TypeError(f"invalid dtype {value!r}: expected one of {sorted(_DTYPE_VALUES)} "
+                        "(aakaar.bool, uint8, int64, float32, float64)")
+    _native_dtype_init(self, value)
+
+
 def install_methods() -> None:
     """Attach the Python-level methods to the compiled Tensor class."""
+    Tensor.__new__ = staticmethod(_tensor_new)
+    Tensor.__init__ = _tensor_init
+    _C.dtype.__init__ = _dtype_init
     Tensor.__repr__ = _repr
     Tensor.__str__ = _repr
     Tensor.tolist = _tolist

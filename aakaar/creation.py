@@ -74,6 +74,10 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
         out = out.clone() if out is src else out
         out = out.to(device) if device is not None else out
         return _requiring_grad(out, requires_grad)
+    if isinstance(data, np.generic) and data.dtype in _SUPPORTED_NUMPY:
+        # A numpy scalar keeps its dtype, as a 0-d array does (and as in PyTorch):
+        # tensor(np.float64(3.0)) is float64, not the float32 of a Python float.
+        data = np.asarray(data)
     if isinstance(data, np.ndarray):
         if data.dtype not in _SUPPORTED_NUMPY:
             if dtype is None:
@@ -94,7 +98,12 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
             arr = np.array(items, dtype=_NUMPY_OF[dtype])
         except OverflowError as e:
             raise ValueError(f"tensor(): value out of range for {dtype!r}: {e}") from None
-    out = _C.from_numpy(np.asarray(arr, order="C")).clone()
+    arr = np.asarray(arr, order="C")
+    if not (arr.flags.writeable and arr.flags.aligned):
+        # tensor() copies anyway, so read-only input (np.broadcast_to, frombuffer of bytes)
+        # and misaligned views are fine: copy them first into memory from_numpy can share.
+        arr = arr.copy()
+    out = _C.from_numpy(arr).clone()
     if dtype is not None and out.dtype != dtype:
         out = out.to(dtype)
     out = out.to(device) if device is not None else out
@@ -106,7 +115,7 @@ def as_tensor(data: Any, dtype: _C.dtype | None = None) -> Tensor:
     if isinstance(data, Tensor) and (dtype is None or data.dtype == dtype):
         return data
     if isinstance(data, np.ndarray) and data.dtype in _SUPPORTED_NUMPY and (dtype is None or _SUPPORTED_NUMPY[data.dtype] == dtype):
-        if all(s >= 0 for s in data.strides) and data.flags.writeable:
+        if all(s >= 0 for s in data.strides) and data.flags.writeable and data.flags.aligned:
             return _C.from_numpy(data)
     return tensor(data, dtype)
 

@@ -23,17 +23,34 @@ The header is ``{"format": "aakaar", "version": 1, "data_nbytes": D,
     {"t": "float", "v": "repr"}                  floats as repr strings: exact, and nan/inf survive
     JSON null, true/false, integers and strings  themselves
 
+Each tensor's ``offset`` is a multiple of ALIGN (64): the writer pads the data
+section between tensors with zero bytes (counted in D and in its CRC).
+
 Views are saved as their own contiguous elements (storage sharing between
 saved tensors is not preserved). Writing goes to a temporary file in the same
-folder, is flushed and fsync'ed, then renamed over the target with
-``os.replace`` — a crash at any point leaves either the old file or the new
-one, never a mix. Loading reads and checks the whole file (sizes, both CRCs,
-dtypes, shapes) before it builds a single tensor.
+folder, ``.<name>.<pid>.<random>.tmp``, is flushed and fsync'ed, then renamed
+over the target with ``os.replace`` — a crash at any point leaves either the
+old file or the new one, never a mix. A process killed mid-save leaves its
+temporary behind; the next ``save`` to the same path deletes every such
+temporary whose process is no longer running (so they cannot accumulate, and
+a concurrent save's temporary is left alone).
+
+Loading reads and checks the whole file before it builds a single tensor: the
+CRCs, and then the header strictly, since a CRC only proves the bytes are the
+ones written, not that a writer wrote them sensibly: every field of the
+expected JSON type (``true`` is not an int), no unknown fields, dtypes
+known, shapes of non-negative ints, ``nbytes`` = elements x item size, every
+tensor inside the data section, at the offset a writer gives it (in
+order, each at the next multiple of ALIGN -- or packed one after another, as
+earlier releases wrote format 1, if its items stay aligned), no two tensors
+overlapping, every tensor reference an int in range.
 """
 
 from __future__ import annotations
 
+import glob
 import json
+import math
 import os
 import struct
 import tempfile
@@ -118,22 +135,54 @@ def _serialize(obj: Any, f: BinaryIO) -> None:
     tensors: list[Tensor] = []
     root = _encode(obj, tensors, "obj")
     blobs = [_tensor_bytes(t) for t in tensors]
-    entries, offset, crc = [], 0, 0
+    entries, offset, crc, chunks = [], 0, 0, []
     for t, blob in zip(tensors, blobs):
+        pad = b"\x00" * (-offset % ALIGN)  # every tensor starts at a multiple of ALIGN in the data section
+        offset += len(pad)
         entries.append({
             "dtype": _NAME_OF[t.dtype], "shape": list(t.shape), "offset": offset, "nbytes": len(blob),
             "requires_grad": bool(t.requires_grad),
         })
         offset += len(blob)
-        crc = zlib.crc32(blob, crc)
+        crc = zlib.crc32(blob, zlib.crc32(pad, crc))
+        chunks.append((pad, blob))
     header = {"format": "aakaar", "version": VERSION, "data_nbytes": offset, "data_crc32": crc,
               "tensors": entries, "root": root}
     hbytes = json.dumps(header, separators=(",", ":")).encode("utf-8")
     f.write(_PREFIX.pack(MAGIC, len(hbytes), zlib.crc32(hbytes)))
     f.write(hbytes)
     f.write(b"\x00" * (-(_PREFIX.size + len(hbytes)) % ALIGN))
-    for blob in blobs:
+    for pad, blob in chunks:
+        f.write(pad)
         _write_tensor_bytes(f, blob)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, someone else's
+        return True
+    return True
+
+
+def _remove_stale_temporaries(directory: str, name: str) -> None:
+    """Deletes the temporaries of earlier saves to ``name`` whose writing process is gone
+    (killed mid-save): each is as large as the file, and they would pile up otherwise."""
+    for tmp in glob.glob(os.path.join(glob.escape(directory), glob.escape(f".{name}.") + "*.tmp")):
+        pid_part = os.path.basename(tmp)[len(name) + 2:].split(".", 1)[0]
+        if not pid_part.isdigit():  # not one of ours (or from before pids were in the name): leave it
+            continue
+        pid = int(pid_part)
+        if pid != os.getpid() and _pid_alive(pid):
+            continue  # a save in progress in another process
+        if pid == os.getpid():
+            continue  # this process's own save in another thread, or cleaned by its own except
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
@@ -144,7 +193,8 @@ def save(obj: Any, f: str | os.PathLike | BinaryIO) -> None:
         return
     path = os.fspath(f)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix="." + os.path.basename(path) + ".", suffix=".tmp")
+    _remove_stale_temporaries(directory, os.path.basename(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.{os.getpid()}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as out:
             _serialize(obj, out)
@@ -191,12 +241,17 @@ def _parse(raw: bytes, where: str) -> tuple[dict, memoryview]:
         header = json.loads(hbytes.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise _fail(where, f"header is not valid JSON: {e}") from None
-    if not isinstance(header, dict) or header.get("format") != "aakaar" or header.get("version") != VERSION:
+    if not isinstance(header, dict) or header.get("format") != "aakaar" or not _is_int(header.get("version")) \
+            or header.get("version") != VERSION:
         raise _fail(where, "header does not describe an aakaar version-1 file")
+    if set(header) != _HEADER_KEYS:
+        raise _fail(where, f"header fields {sorted(header)} are not the expected {sorted(_HEADER_KEYS)}")
     dstart = hstart + hlen + (-(hstart + hlen) % ALIGN)
     dlen = header.get("data_nbytes")
-    if not isinstance(dlen, int) or dlen < 0:
+    if not _is_int(dlen) or dlen < 0:
         raise _fail(where, "header has no valid data_nbytes")
+    if not _is_int(header.get("data_crc32")):
+        raise _fail(where, "header has no valid data_crc32")
     if dstart + dlen > len(raw):
         raise _fail(where, f"file is truncated: {dstart + dlen} bytes expected, {len(raw)} found")
     if dstart + dlen < len(raw):
@@ -207,20 +262,58 @@ def _parse(raw: bytes, where: str) -> tuple[dict, memoryview]:
     return header, data
 
 
+_HEADER_KEYS = {"format", "version", "data_nbytes", "data_crc32", "tensors", "root"}
+_ENTRY_KEYS = {"dtype", "shape", "offset", "nbytes", "requires_grad"}
+
+
+def _is_int(v: Any) -> bool:
+    """A JSON integer: ``true``/``false`` are bools in Python, and ints too, but not here."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _canonical_offsets(entries: list[dict], align: int) -> list[int]:
+    offsets, off = [], 0
+    for e in entries:
+        off += -off % align
+        offsets.append(off)
+        off += e["nbytes"]
+    return offsets
+
+
+def _check_layout(entries: list[dict], where: str) -> None:
+    """The tensors sit where a writer puts them: one after another in order, each at the next
+    multiple of ALIGN (this writer) or packed (files of earlier releases of format 1); so no
+    two overlap and no offset points into another tensor's or the padding's bytes."""
+    offsets = [e["offset"] for e in entries]
+    if offsets not in (_canonical_offsets(entries, ALIGN), _canonical_offsets(entries, 1)):
+        raise _fail(where, f"tensor offsets {offsets} are not the layout a writer produces")
+    spans = sorted((e["offset"], e["offset"] + e["nbytes"], k) for k, e in enumerate(entries) if e["nbytes"] > 0)
+    for (_, end, a), (start, _, b) in zip(spans, spans[1:]):
+        if start < end:
+            raise _fail(where, f"tensors {a} and {b} overlap in the data section")
+
+
 def _check_entry(e: Any, k: int, dlen: int, where: str) -> tuple[_C.dtype, np.dtype, tuple[int, ...]]:
     if not isinstance(e, dict):
         raise _fail(where, f"tensor entry {k} is not an object")
+    if set(e) != _ENTRY_KEYS:
+        raise _fail(where, f"tensor entry {k} has fields {sorted(e)}, expected {sorted(_ENTRY_KEYS)}")
+    if not isinstance(e["requires_grad"], bool):
+        raise _fail(where, f"tensor {k} has a non-bool requires_grad {e['requires_grad']!r}")
     name = e.get("dtype")
     if name not in _DTYPES:
         raise _fail(where, f"tensor {k} has unknown dtype {name!r} (known: {', '.join(_DTYPES)})")
     ak_dtype, np_dtype = _DTYPES[name]
     shape = e.get("shape")
-    if not isinstance(shape, list) or not all(isinstance(s, int) and not isinstance(s, bool) and s >= 0 for s in shape):
+    if not isinstance(shape, list) or not all(_is_int(s) and s >= 0 for s in shape):
         raise _fail(where, f"tensor {k} has an invalid shape {shape!r}")
-    numel = int(np.prod(shape, dtype=np.int64)) if shape else 1
+    numel = math.prod(shape)  # Python ints: no int64 overflow to wrap a huge shape to a small size
     off, nbytes = e.get("offset"), e.get("nbytes")
-    if nbytes != numel * np_dtype.itemsize or not isinstance(off, int) or off < 0 or off + nbytes > dlen:
+    if not _is_int(nbytes) or not _is_int(off) or nbytes != numel * np_dtype.itemsize or off < 0 \
+            or off + nbytes > dlen:
         raise _fail(where, f"tensor {k} (shape {shape}, {name}) has inconsistent offset/nbytes {off}/{nbytes}")
+    if off % np_dtype.itemsize:
+        raise _fail(where, f"tensor {k} ({name}) starts at offset {off}, not aligned to its {np_dtype.itemsize}-byte items")
     return ak_dtype, np_dtype, tuple(shape)
 
 
@@ -232,11 +325,13 @@ def _decode(node: Any, tensors: list[Tensor], where: str) -> Any:
     tag = node.get("t")
     if tag == "tensor":
         i = node.get("i")
-        if not isinstance(i, int) or not 0 <= i < len(tensors):
+        if not _is_int(i) or not 0 <= i < len(tensors):
             raise _fail(where, f"reference to tensor {i!r}, but the file has {len(tensors)}")
         return tensors[i]
     if tag == "float":
         try:
+            if not isinstance(node["v"], str):
+                raise TypeError
             return float(node["v"])
         except (KeyError, TypeError, ValueError):
             raise _fail(where, f"invalid float node {node!r}") from None
@@ -244,8 +339,10 @@ def _decode(node: Any, tensors: list[Tensor], where: str) -> Any:
         keys, values = node.get("keys"), node.get("values")
         if not isinstance(keys, list) or not isinstance(values, list) or len(keys) != len(values):
             raise _fail(where, "invalid dict node")
-        if not all(isinstance(k, (str, int)) for k in keys):
+        if not all(isinstance(k, str) or _is_int(k) for k in keys):
             raise _fail(where, "dict keys must be str or int")
+        if not isinstance(node.get("ordered"), bool):
+            raise _fail(where, "invalid dict node (ordered must be a bool)")
         out = OrderedDict() if node.get("ordered") else {}
         for k, v in zip(keys, values):
             out[k] = _decode(v, tensors, where)
@@ -275,6 +372,7 @@ def load(f: str | os.PathLike | BinaryIO) -> Any:
     if not isinstance(entries, list):
         raise _fail(str(where), "header has no tensor list")
     checked = [_check_entry(e, k, len(data), str(where)) for k, e in enumerate(entries)]
+    _check_layout(entries, str(where))
     # Only now, with the whole file validated, are tensors built.
     tensors = []
     for e, (ak_dtype, np_dtype, shape) in zip(entries, checked):

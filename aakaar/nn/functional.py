@@ -16,7 +16,7 @@ the full loss chapter (fused kernels, every reduction and option) comes later.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from .. import _C
 from .._C import Tensor
@@ -173,6 +173,8 @@ def batch_norm(
     In evaluation the running statistics are used.
     """
     _check_tensor(input, "batch_norm")
+    if not eps >= 0:  # also refuses NaN; a negative eps can make var + eps negative (a NaN output)
+        raise ValueError(f"batch_norm(): eps must be non-negative, got {eps}")
     if input.ndim not in (2, 3):
         raise ValueError(f"batch_norm(): expected a 2-d or 3-d input (N, C[, L]), got shape {tuple(input.shape)}")
     channels = input.shape[1]
@@ -217,6 +219,11 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     if input.dtype != _C.dtype.int64:
         raise TypeError(f"embedding(): indices must be int64, got {input.dtype}")
     num = weight.shape[0]
+    if padding_idx is not None:
+        # PyTorch's rule: padding_idx in [-num, num), a negative one counting from the end.
+        if isinstance(padding_idx, bool) or not isinstance(padding_idx, int) or not -num <= padding_idx < num:
+            raise ValueError(f"embedding(): padding_idx must be within the number of embeddings ({num}), got {padding_idx!r}")
+        padding_idx %= num
     flat = input.reshape(-1)
     if flat.numel() and (int(flat.amin().item()) < 0 or int(flat.amax().item()) >= num):
         raise IndexError(
@@ -228,6 +235,12 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
         keep = (flat != padding_idx).unsqueeze(1)
         rows = _C.where(keep, rows, rows.detach())
     return rows.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _check_reduction(reduction: Any, fn: str) -> None:
+    """Checked before any arithmetic: a bad argument is reported, not preceded by work (or by an overflow)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{fn}(): reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
 
 
 def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
@@ -244,6 +257,7 @@ def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Negative log-likelihood of class ``target`` (int64, shape (N,)) under log-probabilities (N, C)."""
     _check_tensor(input, "nll_loss")
     _check_tensor(target, "nll_loss", "target")
+    _check_reduction(reduction, "nll_loss")
     if input.ndim != 2:
         raise ValueError(f"nll_loss(): input must be (N, C), got shape {tuple(input.shape)}")
     if target.dtype != _C.dtype.int64:
@@ -274,6 +288,7 @@ def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
     """Mean squared error (shapes must match exactly; no silent broadcasting)."""
     _check_tensor(input, "mse_loss")
     _check_tensor(target, "mse_loss", "target")
+    _check_reduction(reduction, "mse_loss")
     if tuple(input.shape) != tuple(target.shape):
         raise ValueError(f"mse_loss(): input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ")
     diff = input - target

@@ -18,6 +18,11 @@ TensorPtr mul(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::
 TensorPtr div(const TensorPtr& a, const TensorPtr& b) { return binary(BinaryOp::Div, a, b); }
 TensorPtr muls(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryOp::Mul, a, Scalar::from_double(s), false); }
 TensorPtr adds(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryOp::Add, a, Scalar::from_double(s), false); }
+// The node that made `out` holds no tensors (its formula captures only shapes
+// or nothing): a second backward through it needs no retain_graph, as in PyTorch.
+void mark_stateless(const TensorPtr& out) {
+  if (out->autograd && out->autograd->grad_fn) out->autograd->grad_fn->stateless = true;
+}
 TensorPtr neg(const TensorPtr& a) { return ops::unary(UnaryOp::Neg, a); }
 TensorPtr as_float(const TensorPtr& mask, DType dt) { return ops::to_dtype(mask, dt); }
 TensorPtr zeros_like(const TensorPtr& t) { return ops::full(t->shape, Scalar::from_int(0), t->dtype, t->device()); }
@@ -43,13 +48,15 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
   switch (op) {
     // [[book:binary_add_mul]]
     case BinaryOp::Add:
-      return record("AddBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs&) {
+      record("AddBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs&) {
         return TensorList{g[0], g[0]};
       });
+      return mark_stateless(out);
     case BinaryOp::Sub:
-      return record("SubBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs& n) {
+      record("SubBackward", {a, b}, out, {}, [](const TensorList& g, const TensorList&, const Needs& n) {
         return TensorList{g[0], n[1] ? neg(g[0]) : nullptr};
       });
+      return mark_stateless(out);
     // Each factor is saved only if the other one's gradient needs it (as torch
     // does): y * 2 keeps no reference to y, so y may be changed in place later.
     case BinaryOp::Mul:
@@ -116,6 +123,8 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
     record(name, {in}, out, to_save, [f, saves](const TensorList& g, const TensorList& s, const Needs&) {
       return TensorList{f(g[0], saves == Saves::Input ? s[0] : nullptr, saves == Saves::Output ? s[0] : nullptr)};
     });
+    // These formulas capture no tensors: with nothing saved, the node can run again.
+    if (saves == Saves::Nothing) mark_stateless(out);
   };
   switch (op) {
     case UnaryOp::Neg: return rec("NegBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return neg(g); });
@@ -203,9 +212,10 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
   const Shape in_shape = in->shape;
   switch (op) {
     case ReduceOp::Sum:
-      return record("SumBackward", {in}, out, {}, [in_shape](const TensorList& g, const TensorList&, const Needs&) {
+      record("SumBackward", {in}, out, {}, [in_shape](const TensorList& g, const TensorList&, const Needs&) {
         return TensorList{ops::expand(g[0], in_shape)};
       });
+      return mark_stateless(out);
     case ReduceOp::Prod:
       return record("ProdBackward", {in}, out, {in, out}, [](const TensorList& g, const TensorList& s, const Needs&) {
         // d prod / d x_i = product of the others. Away from zeros that is
@@ -401,6 +411,7 @@ void record_view(const char* name, const TensorPtr& out, const TensorPtr& in,
   record(name, {in}, out, {}, [in_shape, reapply](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{view_scatter(g[0], in_shape, reapply)};
   });
+  mark_stateless(out);
   mark_view_of_leaf(out, in);
 }
 
@@ -409,6 +420,7 @@ void record_view_with(const char* name, const TensorPtr& out, const TensorPtr& i
   record(name, {in}, out, {}, [backward](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{backward(g[0])};
   });
+  mark_stateless(out);
   mark_view_of_leaf(out, in);
 }
 

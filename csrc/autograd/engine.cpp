@@ -340,7 +340,7 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
       if (any) outs = n->apply(std::move(grads));
       if (!retain_graph) {
         n->release_saved();
-        if (!is_leaf_acc) n->released = true;
+        if (!is_leaf_acc && !n->stateless) n->released = true;
       }
     }
     for (size_t i = 0; i < n->next_edges.size(); ++i) {

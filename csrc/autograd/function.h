@@ -31,6 +31,7 @@ struct FunctionNode : Node {
   std::string name() const override { return op_name; }
   TensorList apply(TensorList&& grads) override;
   void release_saved() override {
+    if (stateless) return;
     for (auto& s : saved) s.release();
     formula = nullptr;  // lambdas may capture tensors too
   }

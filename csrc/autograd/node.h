@@ -89,6 +89,9 @@ struct Node {
   uint32_t num_outputs = 1;       // gradients this node receives
   uint64_t sequence_nr = 0;       // creation order: later nodes run first
   bool released = false;          // saved tensors freed by a backward without retain_graph
+  // The formula holds no tensors (neg's): nothing is freed, so a second
+  // backward through the node works without retain_graph, as in PyTorch.
+  bool stateless = false;
   // Hooks on the gradient of one output (register_hook of non-leaves), in
   // registration order; then the retain_grad hooks, which always run last so
   // .grad holds what the other hooks made of the gradient (PyTorch's order).

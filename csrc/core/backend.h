@@ -22,10 +22,17 @@ struct Scalar {
   enum class Kind : int8_t { Bool, Int, Float } kind = Kind::Float;
   double f = 0;
   int64_t i = 0;
-  static Scalar from_double(double v) { return {Kind::Float, v, static_cast<int64_t>(v)}; }
+  // i of a float is only a convenience; a NaN or out-of-range v (a C++ cast of
+  // which is undefined) gives INT64_MIN, the answer of x86's conversion.
+  static Scalar from_double(double v) {
+    const bool fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    return {Kind::Float, v, fits ? static_cast<int64_t>(v) : INT64_MIN};
+  }
   static Scalar from_int(int64_t v) { return {Kind::Int, static_cast<double>(v), v}; }
   static Scalar from_bool(bool v) { return {Kind::Bool, v ? 1.0 : 0.0, v ? 1 : 0}; }
   double to_double() const { return kind == Kind::Float ? f : static_cast<double>(i); }
+  // A Python int beyond int64, carried as a float: only a floating tensor takes it.
+  bool big_int = false;
 };
 
 enum class BinaryOp : int8_t {

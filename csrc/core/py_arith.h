@@ -12,6 +12,7 @@
 // as CUDA device functions.
 #pragma once
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 
 #include "core/host_device.h"
@@ -74,17 +75,87 @@ AK_HD T py_mod(T a, T b) {
   }
 }
 
+// Integer +, - and * that wrap around on overflow as PyTorch's do (two's
+// complement), with defined behaviour: signed overflow is undefined in C++,
+// so the arithmetic is done on the unsigned type of the same width (where
+// wrapping is defined) and converted back (defined modulo 2^N since C++20,
+// and what every compiler we build with does before that).
+template <typename T, bool = std::is_integral_v<T> && !std::is_same_v<T, bool>>
+struct wrap_type { using type = T; };  // floats and bool: the type itself
+template <typename T>
+struct wrap_type<T, true> { using type = std::make_unsigned_t<T>; };
+template <typename T>
+using wrap_type_t = typename wrap_type<T>::type;
+template <typename T>
+AK_HD T wrap_add(T a, T b) {
+  using U = wrap_type_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+}
+template <typename T>
+AK_HD T wrap_sub(T a, T b) {
+  using U = wrap_type_t<T>;
+  return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+}
+template <typename T>
+AK_HD T wrap_mul(T a, T b) {
+  using U = wrap_type_t<T>;
+  // uint8 * uint8 would promote to (signed) int; 255 * 255 fits, but the
+  // unsigned type of uint8 is itself, so promote explicitly to unsigned int.
+  using P = std::conditional_t<(sizeof(U) < sizeof(unsigned)), unsigned, U>;
+  return static_cast<T>(static_cast<U>(static_cast<P>(static_cast<U>(a)) * static_cast<P>(static_cast<U>(b))));
+}
+
 // base ** exp for integers (exp >= 0; the op refuses negative ones), by squaring,
-// wrapping around like the integer type does.
+// wrapping around like the integer type does (with defined arithmetic).
 template <typename T>
 AK_HD T int_pow(T base, T exp) {
   T result = 1;
   while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result = wrap_mul(result, base);
+    base = wrap_mul(base, base);
     exp >>= 1;
   }
   return result;
+}
+
+// [[book:convert_value]]
+// One element converted to another dtype, with defined behaviour for every
+// input. A float that does not fit the integer type (NaN, +-inf, 1e300) is
+// undefined behaviour in a C++ cast; PyTorch's kernels do that cast and on
+// x86 the hardware answers with INT64_MIN. We give that same answer, on
+// purpose and on every device: float -> int64 is INT64_MIN when out of range,
+// float -> uint8 goes through int64 and wraps (as PyTorch's does, so -1.0
+// becomes 255), anything -> bool is "nonzero" (NaN is true).
+template <typename D, typename S>
+AK_HD D convert_value(S x) {
+  if constexpr (std::is_same_v<D, bool>) {
+    return x != S(0);
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
+    // -2^63 <= x < 2^63 (both bounds exact in float and double); NaN fails both.
+    const bool fits = x >= S(-9223372036854775808.0) && x < S(9223372036854775808.0);
+    const int64_t i = fits ? static_cast<int64_t>(x) : static_cast<int64_t>(-9223372036854775807LL - 1);
+    return static_cast<D>(i);  // int64 -> uint8 keeps the low 8 bits (defined)
+  } else {
+    return static_cast<D>(x);
+  }
+}
+// [[/book:convert_value]]
+
+// A clamp bound (a double) in integer type T: saturated to T's range, so a
+// bound beyond the range (uint8 clamped at -5 or 300) clamps nothing, and
+// the conversion itself is always defined. Only integral bounds reach here
+// (a fractional or NaN bound makes the op compute in float).
+template <typename T>
+AK_HD T saturate_bound(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (!(v > -9223372036854775808.0)) return std::is_signed_v<T> ? T(-9223372036854775807LL - 1) : T(0);
+    if (v >= 9223372036854775808.0) return static_cast<T>(~static_cast<std::make_unsigned_t<T>>(0) >> (std::is_signed_v<T> ? 1 : 0));
+    const int64_t i = static_cast<int64_t>(v);
+    if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(i < 0 ? 0 : (i > 255 ? 255 : i));
+    else return static_cast<T>(i);
+  } else {
+    return static_cast<T>(v);
+  }
 }
 
 }  // namespace

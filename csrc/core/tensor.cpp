@@ -13,7 +13,10 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t step = 1;
   for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
     strides[d] = step;
-    step *= shape[d] > 0 ? shape[d] : 1;
+    // Saturate instead of overflowing: only an empty shape (checked_numel
+    // bounds every other) can get here with a product beyond int64, and an
+    // empty tensor's strides are never stepped along.
+    if (__builtin_mul_overflow(step, shape[d] > 0 ? shape[d] : 1, &step)) step = INT64_MAX;
   }
   return strides;
 }
@@ -21,7 +24,11 @@ Shape contiguous_strides(const Shape& shape) {
 
 int64_t shape_numel(const Shape& shape) {
   int64_t n = 1;
-  for (int64_t s : shape) n *= s;
+  for (int64_t s : shape)
+    // Every tensor's shape passed checked_numel when it was made; a product
+    // that still overflows is a bug, reported instead of wrapping to 0.
+    AK_CHECK(!__builtin_mul_overflow(n, s, &n), RuntimeError, "shape ", shape_str(shape),
+             " has too many elements (more than 2^63)");
   return n;
 }
 
@@ -38,7 +45,7 @@ bool Tensor::is_contiguous() const {
   int64_t expected = 1;
   for (int64_t d = ndim() - 1; d >= 0; --d) {
     if (shape[d] != 1 && strides[d] != expected) return false;
-    expected *= shape[d];
+    expected *= shape[d];  // at most numel: no overflow
   }
   return true;
 }
@@ -66,7 +73,9 @@ TensorPtr Tensor::empty(const Shape& shape, DType dtype, Device device) {
 }
 
 TensorPtr Tensor::view_as_strided(Shape new_shape, Shape new_strides, int64_t new_offset) const {
-  return std::make_shared<Tensor>(storage, new_offset, std::move(new_shape), std::move(new_strides), dtype);
+  auto v = std::make_shared<Tensor>(storage, new_offset, std::move(new_shape), std::move(new_strides), dtype);
+  v->is_view = true;
+  return v;
 }
 
 int64_t wrap_dim(int64_t dim, int64_t ndim) {

@@ -29,6 +29,9 @@ class Tensor {
   DType dtype = DType::Float32;
   // [[/book:tensor_fields]]
   std::shared_ptr<autograd::AutogradMeta> autograd;
+  // Made by view_as_strided (a view op) rather than owning its storage from
+  // the start; detach_() refuses views, as PyTorch does.
+  bool is_view = false;
 
   Tensor(StoragePtr s, int64_t off, Shape sh, Shape st, DType dt)
       : storage(std::move(s)), offset(off), shape(std::move(sh)), strides(std::move(st)), dtype(dt) {}

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/philox.h"
+#include "core/py_arith.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/isa.h"
 #include "cpu/iterator.h"
@@ -21,7 +22,8 @@ StoragePtr allocate(size_t nbytes, Device) { return Storage::allocate_cpu(nbytes
 void fill(const Tensor& dst, Scalar value) {
   AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
     using T = decltype(tag);
-    const T v = value.kind == Scalar::Kind::Float ? static_cast<T>(value.f) : static_cast<T>(value.i);
+    // convert_value: the op refuses floats that do not fit (ops::check_fits); this keeps the cast defined regardless.
+    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f) : static_cast<T>(value.i);
     StridedLoop<1> loop(dst.shape, {&dst});
     loop.run([&](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {

@@ -78,20 +78,26 @@ void unary_apply(const Tensor& out, const Tensor& in, F f) {
 }
 
 // Python's floor division, modulo and integer powers: shared with the CUDA kernels.
+using py_arith::convert_value;
 using py_arith::floor_div;
 using py_arith::int_pow;
 using py_arith::py_mod;
+using py_arith::saturate_bound;
+using py_arith::wrap_add;
+using py_arith::wrap_mul;
+using py_arith::wrap_sub;
 
 template <typename T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   switch (op) {
     case BinaryOp::Add:
       if constexpr (std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, [](T x, T y) { return x || y; });
-      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x + y); });
-    case BinaryOp::Sub: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x - y); });
+      // Integers wrap around as in PyTorch, with defined (unsigned) arithmetic.
+      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return wrap_add(x, y); });
+    case BinaryOp::Sub: return binary_apply<T, T>(out, a, b, [](T x, T y) { return wrap_sub(x, y); });
     case BinaryOp::Mul:
       if constexpr (std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, [](T x, T y) { return x && y; });
-      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x * y); });
+      else return binary_apply<T, T>(out, a, b, [](T x, T y) { return wrap_mul(x, y); });
     case BinaryOp::Div: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x / y); });
     case BinaryOp::FloorDiv:
       if constexpr (!std::is_same_v<T, bool>) return binary_apply<T, T>(out, a, b, floor_div<T>);
@@ -183,10 +189,11 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
     case UnaryOp::LeakyRelu: return unary_apply<T, T>(out, in, [pa](T x) { return x > 0 ? x : x * pa; });
     case UnaryOp::Elu: return unary_apply<T, T>(out, in, [pa](T x) { return x > 0 ? x : pa * std::expm1(x); });
     case UnaryOp::Clamp: {
+      // A NaN bound gives NaN (PyTorch's rule): `pa != pa` is the NaN test.
       const bool lo = p.has_a, hi = p.has_b;
       return unary_apply<T, T>(out, in, [=](T x) {
-        if (lo && x < pa) x = pa;
-        if (hi && x > pb) x = pb;
+        if (lo && (x < pa || pa != pa)) x = pa;
+        if (hi && (x > pb || pb != pb)) x = pb;
         return x;
       });
     }
@@ -196,18 +203,18 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
 
 template <typename T>
 void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
-  const T pa = static_cast<T>(p.a), pb = static_cast<T>(p.b);
+  const T pa = saturate_bound<T>(p.a), pb = saturate_bound<T>(p.b);
   switch (op) {
     case UnaryOp::LogicalNot: return unary_apply<bool, T>(out, in, [](T x) { return x == T(0); });
-    case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>(0 - x); });
+    case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return wrap_sub(T(0), x); });
     case UnaryOp::Abs:
       return unary_apply<T, T>(out, in, [](T x) {
-        if constexpr (std::is_signed_v<T>) return x < 0 ? static_cast<T>(0 - x) : x;
+        if constexpr (std::is_signed_v<T>) return x < 0 ? wrap_sub(T(0), x) : x;
         else return x;
       });
     case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
     case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : T(0); });
-    case UnaryOp::Square: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>(x * x); });
+    case UnaryOp::Square: return unary_apply<T, T>(out, in, [](T x) { return wrap_mul(x, x); });
     case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
       return unary_apply<T, T>(out, in, [](T x) { return x; });
     case UnaryOp::Clamp: {
@@ -245,10 +252,8 @@ void copy(const Tensor& dst, const Tensor& src) {
     using D = decltype(dtag);
     AK_DISPATCH_ALL(src.dtype, "copy", [&](auto stag) {
       using S = decltype(stag);
-      if constexpr (std::is_same_v<D, bool>)
-        unary_apply<D, S>(dst, src, [](S x) { return x != S(0); });
-      else
-        unary_apply<D, S>(dst, src, [](S x) { return static_cast<D>(x); });
+      // convert_value: defined for every value (NaN or 1e300 into an integer included).
+      unary_apply<D, S>(dst, src, [](S x) { return convert_value<D>(x); });
     });
   });
 }

@@ -25,12 +25,16 @@ class StridedLoop {
     for (int k = 0; k < N; ++k) {
       strides_[k].resize(shape.size());
       base_[k] = ops[k]->data_ptr();
-      for (size_t d = 0; d < shape.size(); ++d) strides_[k][d] = ops[k]->strides[d] * ops[k]->element_size();
+      // A dim of size 1 is never stepped along, and its stride may be anything
+      // (as_strided allows 2^62): 0 keeps stride x itemsize from overflowing.
+      // Any other stride x itemsize is below the storage's size in bytes.
+      for (size_t d = 0; d < shape.size(); ++d)
+        strides_[k][d] = shape[d] <= 1 ? 0 : ops[k]->strides[d] * ops[k]->element_size();
     }
     coalesce();
   }
 
-  int64_t numel() const { return shape_numel(shape_); }
+  int64_t numel() const { return shape_numel(shape_); }  // checked: raises rather than wrapping
 
   // Calls inner(char* ptrs[N], const int64_t strides[N], int64_t n) over every
   // run of the innermost dimension, in chunks spread over threads.

@@ -31,7 +31,9 @@ namespace aakaar::cpu {
 
 // 2^n for an integer-valued float n in [-126, 127], built from its bits.
 AK_VEC_INLINE float exp2_int(float n) {
-  const int32_t bits = (static_cast<int32_t>(n) + 127) << 23;
+  // Shifted as unsigned: n + 127 is in [1, 254] for the n exp_f32 passes, and
+  // an unsigned shift stays defined whatever reaches here.
+  const uint32_t bits = static_cast<uint32_t>(static_cast<int32_t>(n) + 127) << 23;
   float r;
   std::memcpy(&r, &bits, sizeof r);
   return r;
@@ -48,6 +50,9 @@ AK_VEC_INLINE float exp_f32(float x) {
   // split in two so that n*ln2 is subtracted without rounding error.
   float xc = x < -104.0f ? -104.0f : x;
   xc = xc > 89.0f ? 89.0f : xc;
+  // NaN passes both clamps; converting it to an integer in exp2_int would be
+  // undefined, so work on 0 instead (the NaN is returned at the end).
+  xc = x != x ? 0.0f : xc;
   const float n = round_magic(xc * 1.44269504088896341f);
   float r = AK_FMA(n, -0.693359375f, xc);
   r = AK_FMA(n, 2.12194440e-4f, r);

@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/map_kernel.cuh"
+#include "cuda/device_math.cuh"
 
 namespace aakaar::cuda {
 namespace {
@@ -17,8 +18,7 @@ struct CopyF {
   D* dst;
   const S* src;
   __device__ __forceinline__ void put(int64_t i, S x) const {
-    if constexpr (std::is_same_v<D, bool>) dst[i] = x != S(0);
-    else dst[i] = static_cast<D>(x);
+    dst[i] = py_arith::convert_value<D>(x);  // defined for NaN and out-of-range floats too
   }
   __device__ __forceinline__ void operator()(const int64_t (&o)[2]) const { put(o[0], src[o[1]]); }
   using Loaded = S;  // the split form for contiguous operands (map_unrolled_kernel)
@@ -139,7 +139,7 @@ void copy(const Tensor& dst, const Tensor& src) {
 void fill(const Tensor& dst, Scalar value) {
   AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
     using T = decltype(tag);
-    const T v = value.kind == Scalar::Kind::Float ? static_cast<T>(value.f) : static_cast<T>(value.i);
+    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f) : static_cast<T>(value.i);
     launch_map<1>(dst.shape, {&dst}, FillF<T>{dst.data<T>(), v});
   });
 }

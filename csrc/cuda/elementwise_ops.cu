@@ -30,9 +30,9 @@ __device__ __forceinline__ T arith(BinaryOp op, T x, T y) {
     }
   } else {
     switch (op) {
-      case BinaryOp::Add: return static_cast<T>(x + y);
-      case BinaryOp::Sub: return static_cast<T>(x - y);
-      case BinaryOp::Mul: return static_cast<T>(x * y);
+      case BinaryOp::Add: return py_arith::wrap_add(x, y);  // integers wrap, with defined arithmetic
+      case BinaryOp::Sub: return py_arith::wrap_sub(x, y);
+      case BinaryOp::Mul: return py_arith::wrap_mul(x, y);
       case BinaryOp::Div:
         if constexpr (std::is_floating_point_v<T>) return x / y;
         else return y == 0 ? T(0) : static_cast<T>(x / y);  // integer division is never launched; keep it safe
@@ -124,9 +124,9 @@ __device__ __forceinline__ T unary_float(UnaryOp op, T x, T pa, T pb, bool has_a
     case UnaryOp::LeakyRelu: return x > 0 ? x : x * pa;
     case UnaryOp::Elu: return x > 0 ? x : pa * expm1_(x);
     case UnaryOp::Erf: return erf_(x);
-    case UnaryOp::Clamp:
-      if (has_a && x < pa) x = pa;
-      if (has_b && x > pb) x = pb;
+    case UnaryOp::Clamp:  // a NaN bound gives NaN, as in PyTorch
+      if (has_a && (x < pa || pa != pa)) x = pa;
+      if (has_b && (x > pb || pb != pb)) x = pb;
       return x;
     default: return x;  // LogicalNot is handled by the caller
   }
@@ -136,15 +136,15 @@ __device__ __forceinline__ T unary_float(UnaryOp op, T x, T pa, T pb, bool has_a
 template <typename T>
 __device__ __forceinline__ T unary_int(UnaryOp op, T x, T pa, T pb, bool has_a, bool has_b) {
   switch (op) {
-    case UnaryOp::Neg: return static_cast<T>(0 - x);
+    case UnaryOp::Neg: return py_arith::wrap_sub(T(0), x);
     case UnaryOp::Abs:
-      if constexpr (std::is_signed_v<T>) return x < 0 ? static_cast<T>(0 - x) : x;
+      if constexpr (std::is_signed_v<T>) return x < 0 ? py_arith::wrap_sub(T(0), x) : x;
       else return x;
     case UnaryOp::Sign:
       if constexpr (std::is_signed_v<T>) return static_cast<T>((x > 0) - (x < 0));
       else return static_cast<T>(x > 0);
     case UnaryOp::Relu: return x > 0 ? x : T(0);
-    case UnaryOp::Square: return static_cast<T>(x * x);
+    case UnaryOp::Square: return py_arith::wrap_mul(x, x);
     case UnaryOp::Clamp:
       if (has_a && x < pa) x = pa;
       if (has_b && x > pb) x = pb;
@@ -207,7 +207,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
   AK_DISPATCH_ALL(in.dtype, "unary op", [&](auto tag) {
     using T = decltype(tag);
     launch_map<2>(out.shape, {&out, &in},
-                  UnaryF<T>{out.data_ptr(), in.data<T>(), op, static_cast<T>(p.a), static_cast<T>(p.b), p.has_a, p.has_b});
+                  UnaryF<T>{out.data_ptr(), in.data<T>(), op, py_arith::saturate_bound<T>(p.a), py_arith::saturate_bound<T>(p.b), p.has_a, p.has_b});
   });
 }
 

@@ -1,5 +1,6 @@
 // Making new tensors: empty/full/arange/linspace/eye and the Philox-backed
 // random functions.
+#include <algorithm>
 #include <cmath>
 
 #include "core/error.h"
@@ -10,6 +11,8 @@ namespace aakaar::ops {
 TensorPtr empty(const Shape& shape, DType dtype, Device device) { return Tensor::empty(shape, dtype, device); }
 
 TensorPtr full(const Shape& shape, Scalar value, DType dtype, Device device) {
+  // (Not checked here: wrap_scalar makes the operand of uint8_tensor + 256
+  // through this, and that wraps as in PyTorch; aakaar.full checks.)
   TensorPtr t = Tensor::empty(shape, dtype, device);
   backend(device).fill(*t, value);
   return t;
@@ -84,15 +87,28 @@ TensorPtr randn(const Shape& shape, DType dtype, Generator& gen, Device device) 
 
 TensorPtr randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Generator& gen, Device device) {
   AK_CHECK(high > low, ValueError, "randint: expected low < high, got low=", low, ", high=", high);
+  // Values outside the dtype would be converted silently (randint(0, 10, dtype=bool) all but all True);
+  // PyTorch refuses bounds out of range for bool and uint8 too.
+  AK_CHECK(dtype != DType::Bool || (low >= 0 && high <= 2), ValueError, "randint: [", low, ", ", high,
+           ") is out of bounds for bool (only randint(0, 2) or narrower)");
+  AK_CHECK(dtype != DType::UInt8 || (low >= 0 && high <= 256), ValueError, "randint: [", low, ", ", high,
+           ") is out of bounds for uint8 ([0, 256))");
   // Draw uniform doubles (53 bits) and scale: exact for ranges below 2^53.
+  // The range high - low can exceed int64 (randint(-2**63, 2**63-1)): it is
+  // computed in uint64, where the difference is exact and defined, and the
+  // offset added back modulo 2^64 (two's complement gives the signed value).
   TensorPtr u = Tensor::empty(shape, DType::Float64, Device{});
   backend(Device{}).random_uniform(*u, gen.seed, take_blocks(gen, (u->numel() + 1) / 2), 0.0, 1.0);
   TensorPtr out = Tensor::empty(shape, DType::Int64, Device{});
-  const double range = static_cast<double>(high) - static_cast<double>(low);
+  const uint64_t range = static_cast<uint64_t>(high) - static_cast<uint64_t>(low);
+  const double range_d = static_cast<double>(range);
   const double* up = u->data<double>();
   int64_t* op = out->data<int64_t>();
-  for (int64_t i = 0, n = out->numel(); i < n; ++i)
-    op[i] = low + std::min(static_cast<int64_t>(up[i] * range), static_cast<int64_t>(range) - 1);
+  for (int64_t i = 0, n = out->numel(); i < n; ++i) {
+    const double x = up[i] * range_d;  // in [0, range_d]; 2^64 itself only by rounding
+    const uint64_t k = x >= 18446744073709551616.0 ? range - 1 : std::min(static_cast<uint64_t>(x), range - 1);
+    op[i] = static_cast<int64_t>(static_cast<uint64_t>(low) + k);
+  }
   return to_device(to_dtype(out, dtype), device);
 }
 
@@ -114,6 +130,15 @@ TensorPtr randperm(int64_t n, DType dtype, Generator& gen, Device device) {
 TensorPtr bernoulli(const TensorPtr& p, Generator& gen) {
   AK_CHECK(is_floating(p->dtype), TypeError, "bernoulli: probabilities must be float32 or float64, got ",
            dtype_name(p->dtype));
+  // Probabilities outside [0, 1] (or NaN) have no meaning; PyTorch refuses them too.
+  if (p->numel() > 0) {
+    TensorPtr bad = binary(BinaryOp::LogicalOr, binary_scalar(BinaryOp::Lt, p, Scalar::from_int(0), false),
+                           binary_scalar(BinaryOp::Gt, p, Scalar::from_int(1), false));
+    bad = binary(BinaryOp::LogicalOr, bad, binary(BinaryOp::Ne, p, p));  // NaN
+    TensorPtr any = reduce(ReduceOp::Any, bad, std::nullopt, false);
+    if (any->device().type != DeviceType::CPU) any = to_device(any, Device{});
+    AK_CHECK(!any->data<bool>()[0], ValueError, "bernoulli: every probability must be in [0, 1] (and not NaN)");
+  }
   TensorPtr u = rand(p->shape, p->dtype, gen, p->device());
   return to_dtype(binary(BinaryOp::Lt, u, p), p->dtype);
 }

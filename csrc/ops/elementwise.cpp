@@ -1,4 +1,6 @@
 // Elementwise ops: broadcasting, type promotion, in-place rules.
+#include <cmath>
+
 #include "autograd/derivatives.h"
 #include "core/error.h"
 #include "core/shape.h"
@@ -12,10 +14,30 @@ TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
   // A Python number does not widen a tensor of its own kind (float32 + 2.5
   // stays float32), but a float number makes an integer tensor float32.
   DType dt = like->dtype;
+  AK_CHECK(!s.big_int || is_floating(dt), ValueError, "the integer ", s.f, " is too large for int64 (the ",
+           dtype_name(dt), " tensor's operand); PyTorch refuses it too (Overflow when unpacking long)");
   if (s.kind == Scalar::Kind::Float && !is_floating(dt)) dt = DType::Float32;
   else if (s.kind == Scalar::Kind::Int && dt == DType::Bool) dt = DType::Int64;
   return scalar_tensor(s, dt, like->device());
 }
+
+void check_scalar_fits(Scalar s, DType dtype, const char* op) {
+  bool fits = true;
+  if (dtype == DType::Bool) {
+    fits = true;  // anything is true or false
+  } else if (s.kind == Scalar::Kind::Float) {
+    const double v = s.f;
+    if (dtype == DType::Float32) fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
+    else if (dtype == DType::Int64) fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
+    else if (dtype == DType::UInt8) fits = v >= 0.0 && v <= 255.0;  // NaN fails both tests
+  } else if (dtype == DType::UInt8) {
+    fits = s.i >= -255 && s.i <= 255;
+  }
+  AK_CHECK(fits, ValueError, op, ": value ", s.kind == Scalar::Kind::Float ? str(s.f) : str(s.i),
+           " cannot be converted to type ", dtype_name(dtype), " without overflow");
+}
+
+bool is_whole(double v) { return std::isfinite(v) && v == std::trunc(v); }
 
 namespace {
 
@@ -69,14 +91,6 @@ void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b) {
   }
 }
 
-// Whether writing through t could write one memory location twice (an
-// expanded dim with stride 0).
-bool has_internal_overlap(const Tensor& t) {
-  for (int64_t d = 0; d < t.ndim(); ++d)
-    if (t.shape[d] > 1 && t.strides[d] == 0) return true;
-  return false;
-}
-
 bool can_cast(DType from, DType to) {
   if (is_floating(from) && !is_floating(to)) return false;
   if (from != DType::Bool && to == DType::Bool) return false;
@@ -128,9 +142,7 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   const Shape shape = broadcast_shapes(self->shape, other->shape);
   AK_CHECK(shape == self->shape, ValueError, op_name(op), "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
-  AK_CHECK(!has_internal_overlap(*self), RuntimeError, op_name(op),
-           "_: more than one element of the written-to tensor refers to a single memory location"
-           " (it was expanded); call .clone() first");
+  check_no_internal_overlap(self, op_name(op));
   TensorPtr b = to_dtype(other, dt);
   check_int_divisor(op, dt, b);
   // Reading `other` while writing `self` is safe only if they are the same
@@ -182,7 +194,8 @@ TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scal
                               signed_alpha(op, alpha));
     return out;
   }
-  return binary(op, a, binary_scalar(BinaryOp::Mul, b, alpha, false));
+  // alpha * b in the result dtype: in b's own (uint8) it would wrap (254 * 2 = 252).
+  return binary(op, a, binary_scalar(BinaryOp::Mul, to_dtype(b, dt), alpha, false));
 }
 
 void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, Scalar alpha) {
@@ -200,7 +213,9 @@ void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, S
   }
   // Everything else (shapes that do not fit, dtype casts, graph history, other
   // devices) keeps binary_'s checks and messages; alpha * other is one temporary.
-  binary_(op, self, binary_scalar(BinaryOp::Mul, other, alpha, false));
+  // alpha * other in the dtype the op computes in, as out-of-place add does:
+  // in other's own dtype (uint8) it would wrap (254 * 2 = 252).
+  binary_(op, self, binary_scalar(BinaryOp::Mul, to_dtype(other, result_type(self, other)), alpha, false));
 }
 
 namespace {
@@ -272,9 +287,8 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
-  if (op == UnaryOp::Clamp && !is_floating(t->dtype) &&
-      (p.a != static_cast<double>(static_cast<int64_t>(p.a)) || p.b != static_cast<double>(static_cast<int64_t>(p.b))))
-    in = to_dtype(t, DType::Float32);  // clamping ints to a fractional bound gives floats
+  if (op == UnaryOp::Clamp && !is_floating(t->dtype) && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b))))
+    in = to_dtype(t, DType::Float32);  // clamping ints to a fractional (or NaN, inf) bound gives floats
   TensorPtr out = Tensor::empty(in->shape, op == UnaryOp::LogicalNot ? DType::Bool : in->dtype, in->device());
   backend(in->device()).unary(op, *out, *in, p);
   if (is_floating(out->dtype) && autograd::should_record({&in})) autograd::record_unary(op, out, in, p);
@@ -287,10 +301,12 @@ void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
            "in-place op on a ", dtype_name(t->dtype), " tensor would need a floating-point result; use the "
            "out-of-place version");
+  AK_CHECK(!(op == UnaryOp::Clamp && !is_floating(t->dtype) && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b)))),
+           TypeError, "clamp_: a fractional, infinite or NaN bound (", p.has_a ? p.a : p.b, ") gives a float result, "
+           "which can't be cast to the ", dtype_name(t->dtype), " tensor written in place");
   AK_CHECK(op != UnaryOp::LogicalNot || t->dtype == DType::Bool, TypeError,
            "logical_not_ needs a bool tensor, got ", dtype_name(t->dtype));
-  AK_CHECK(!has_internal_overlap(*t), RuntimeError,
-           "in-place op on an expanded tensor (stride 0): more than one element refers to a single memory location");
+  check_no_internal_overlap(t, "in-place unary op");
   backend(t->device()).unary(op, *t, *t, p);
   t->storage->bump_version();
 }
@@ -317,6 +333,7 @@ TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value) {
            " does not broadcast to the tensor's shape ", shape_str(t->shape));
   AK_CHECK(!(value.kind == Scalar::Kind::Float && !is_floating(t->dtype)), TypeError,
            "masked_fill: cannot fill a ", dtype_name(t->dtype), " tensor with the float value ", value.f);
+  check_scalar_fits(value, t->dtype, "masked_fill");
   return where(mask, scalar_tensor(value, t->dtype, t->device()), t);
 }
 

@@ -85,6 +85,13 @@ TensorPtr scatter_indices(const TensorPtr& t, int64_t& dim, const TensorPtr& ind
 }  // namespace
 
 void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+  check_no_internal_overlap(t, add ? "scatter_add_" : "scatter_");
+  // A source that shares memory with the destination would be read while it
+  // is written (the result then depends on the order of the writes); PyTorch
+  // refuses it, and so do we, rather than pick a copy semantics silently.
+  AK_CHECK(!may_overlap(*t, *src), RuntimeError, add ? "scatter_add_" : "scatter_",
+           ": unsupported operation: some elements of the input tensor and the written-to tensor refer to a "
+           "single memory location; pass src.clone()");
   if (autograd::inplace_needs_history(t, {&src}))
     return autograd::inplace_with_history(t, add ? "scatter_add_" : "scatter_",
                                           [&] { return scatter(t, dim, index, src, add); });
@@ -260,6 +267,7 @@ void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const
   if (autograd::inplace_needs_history(t, {&values}))
     return autograd::inplace_with_history(t, "index_put_", [&] { return index_put(t, indices, values, accumulate); });
   const AdvancedIndexPlan plan = plan_advanced(t, indices);
+  check_no_internal_overlap(t, "index_put_");
   TensorPtr v = to_dtype(values, t->dtype);
   AK_CHECK(v->ndim() <= static_cast<int64_t>(plan.result_shape.size()), ValueError,
            "index assignment: values of shape ", shape_str(v->shape), " cannot be broadcast to the indexed shape ",

@@ -81,6 +81,16 @@ TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
 TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value);
 // Wraps a Python number as a 0-d tensor of the dtype it should compute in with `like`.
 TensorPtr wrap_scalar(Scalar s, const TensorPtr& like);
+// PyTorch's rule for writing a Python number into a tensor of `dtype` (full,
+// fill_, index assignment, masked_fill): an ArgumentError when the value
+// "cannot be converted without overflow" -- NaN or a value beyond the range
+// into an integer dtype, a finite float beyond float32's range into float32.
+// Integers into uint8 may be in [-255, 255] (negatives wrap, as in PyTorch).
+// Binary ops with a number (uint8_tensor + 256) are not checked (they wrap,
+// as in PyTorch).
+void check_scalar_fits(Scalar s, DType dtype, const char* op);
+// Whether v is a whole number (finite, no fraction): integer clamp bounds.
+bool is_whole(double v);
 
 // ---- reductions (reduce.cpp) ----
 TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim);
@@ -131,5 +141,12 @@ TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduct
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
 // IndexError for a 0-d tensor given to an op that needs at least one dim.
 void check_has_dims(const TensorPtr& t, const char* op);
+// Whether writing through t could write one memory location twice (an
+// expanded dim: size > 1, stride 0). A tensor with no elements writes nothing.
+bool has_internal_overlap(const Tensor& t);
+// RuntimeError (PyTorch's message) when an in-place op would write through such a tensor.
+void check_no_internal_overlap(const TensorPtr& t, const char* op);
+// Whether a and b share bytes of memory (same storage, intersecting extents).
+bool may_overlap(const Tensor& a, const Tensor& b);
 
 }  // namespace aakaar::ops

@@ -76,7 +76,10 @@ TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, b
 }
 
 TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std::optional<DType> dtype) {
-  return reduce(ReduceOp::Sum, dtype ? to_dtype(t, *dtype) : t, std::move(dims), keepdim);
+  TensorPtr out = reduce(ReduceOp::Sum, dtype ? to_dtype(t, *dtype) : t, std::move(dims), keepdim);
+  // Integers (and bools) sum in int64; the result then takes the asked dtype,
+  // as in PyTorch (dtype=bool: whether the sum is nonzero; uint8: it wraps).
+  return dtype && out->dtype != *dtype ? to_dtype(out, *dtype) : out;
 }
 
 TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {

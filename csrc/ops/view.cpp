@@ -31,6 +31,9 @@ TensorPtr as_strided(const TensorPtr& t, const Shape& shape, const Shape& stride
                RuntimeError, "as_strided: shape ", shape_str(shape), " with strides ", shape_str(strides),
                " reaches beyond any storage (int64 overflow)");
   }
+  // More than 2^63 elements (stride-0 dims make it possible over a tiny
+  // storage) would wrap numel() around; PyTorch refuses such a size too.
+  checked_numel(shape);
   const int64_t capacity = static_cast<int64_t>(t->storage->nbytes()) / t->element_size();
   AK_CHECK(empty || hi < capacity, RuntimeError, "as_strided: shape ", shape_str(shape), " with strides ",
            shape_str(strides), " and offset ", off, " would read element ", hi, " of a storage of ", capacity,
@@ -49,7 +52,8 @@ Shape infer_shape(Shape shape, int64_t numel) {
       infer = static_cast<int64_t>(d);
     } else {
       AK_CHECK(shape[d] >= 0, ValueError, "invalid shape ", shape_str(shape), ": negative dimension");
-      known *= shape[d];
+      AK_CHECK(!__builtin_mul_overflow(known, shape[d], &known), ValueError, "shape ", shape_str(shape),
+               " has too many elements (more than 2^63)");
     }
   }
   if (infer >= 0) {
@@ -181,7 +185,9 @@ TensorPtr expand(const TensorPtr& t, const Shape& shape) {
       AK_CHECK(size >= 0, ValueError, "expand: -1 is not allowed for a new leading dim in ", shape_str(shape));
       // A new dim that is not stretched gets the stride a contiguous layout
       // would give it (PyTorch's rule, so strides agree with torch).
-      strides[i] = size != 1 || i == nd - 1 ? 0 : out_shape[i + 1] * strides[i + 1];
+      strides[i] = 0;
+      if (size == 1 && i != nd - 1 && __builtin_mul_overflow(out_shape[i + 1], strides[i + 1], &strides[i]))
+        strides[i] = 0;  // a size-1 dim is never stepped along: any stride is correct
     }
     out_shape[i] = size;
   }
@@ -218,7 +224,8 @@ TensorPtr squeeze(const TensorPtr& t, std::optional<DimList> dims) {
 TensorPtr unsqueeze(const TensorPtr& t, int64_t dim) {
   dim = wrap_dim(dim, t->ndim() + 1);
   Shape shape = t->shape, strides = t->strides;
-  const int64_t stride = dim < t->ndim() ? t->strides[dim] * t->shape[dim] : 1;
+  int64_t stride = 1;  // the new dim has size 1, so its stride is never used: avoid overflow, not precision
+  if (dim < t->ndim() && __builtin_mul_overflow(t->strides[dim], t->shape[dim], &stride)) stride = 1;
   shape.insert(shape.begin() + dim, 1);
   strides.insert(strides.begin() + dim, stride);
   TensorPtr out = make_view(t, shape, strides, t->offset);
@@ -228,7 +235,11 @@ TensorPtr unsqueeze(const TensorPtr& t, int64_t dim) {
 }
 
 TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
-  if (t->ndim() == 0) return reshape(t, {1});
+  if (t->ndim() == 0) {
+    t->wrap_dim(start);  // a 0-d tensor accepts only 0 and -1, as in PyTorch
+    t->wrap_dim(end);
+    return reshape(t, {1});
+  }
   start = t->wrap_dim(start);
   end = t->wrap_dim(end);
   AK_CHECK(start <= end, ValueError, "flatten: start_dim (", start, ") must not come after end_dim (", end, ")");
@@ -265,9 +276,17 @@ TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, s
   const int64_t b = start ? clamp(*start) : 0;
   const int64_t e = std::max(b, stop ? clamp(*stop) : size);
   Shape shape = t->shape, strides = t->strides;
-  shape[dim] = (e - b + step - 1) / step;
-  strides[dim] *= step;
-  TensorPtr out = make_view(t, shape, strides, t->offset + b * t->strides[dim]);
+  // ceil((e - b) / step) without forming e - b + step - 1, which overflows for a huge step.
+  shape[dim] = e == b ? 0 : (e - b - 1) / step + 1;
+  // stride x step: a dim of length <= 1 is never stepped along, so its stride
+  // may stay as it is (x[:1:2**63-1] must not overflow); for longer ones the
+  // product is below the storage size.
+  if (__builtin_mul_overflow(t->strides[dim], step, &strides[dim])) {
+    AK_CHECK(shape[dim] <= 1, IndexError, "slice: step ", step, " times stride ", t->strides[dim],
+             " overflows int64");
+    strides[dim] = t->strides[dim];
+  }
+  TensorPtr out = make_view(t, shape, strides, t->offset + b * t->strides[dim]);  // b <= size: inside the storage (or one past it)
   if (autograd::should_record({&t}))
     autograd::record_view("SliceBackward", out, t, [dim, b, e, step](const TensorPtr& x) { return slice(x, dim, b, e, step); });
   return out;
@@ -278,7 +297,8 @@ TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length)
   dim = t->wrap_dim(dim);
   const int64_t size = t->shape[dim];
   if (start < 0) start += size;
-  AK_CHECK(start >= 0 && length >= 0 && start + length <= size, IndexError, "narrow: start ", start, " and length ",
+  // `length <= size - start`, not `start + length <= size`: the sum overflows for start near 2^63.
+  AK_CHECK(start >= 0 && start <= size && length >= 0 && length <= size - start, IndexError, "narrow: start ", start, " and length ",
            length, " are out of range for dim ", dim, " of size ", size);
   return slice(t, dim, start, start + length, 1);
 }
@@ -339,7 +359,8 @@ std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64
   int64_t total = 0;
   for (int64_t s : sizes) {
     AK_CHECK(s >= 0, ValueError, "split: sizes must be non-negative, got ", shape_str(sizes));
-    total += s;
+    AK_CHECK(!__builtin_add_overflow(total, s, &total), ValueError, "split: sizes ", shape_str(sizes),
+             " sum to more than 2^63 but dim ", dim, " has size ", t->shape[dim]);
   }
   AK_CHECK(total == t->shape[dim], ValueError, "split: sizes ", shape_str(sizes), " sum to ", total,
            " but dim ", dim, " has size ", t->shape[dim]);
@@ -355,7 +376,7 @@ std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
   dim = t->wrap_dim(dim);
   // An empty dim still gives `chunks` (empty) pieces, as in PyTorch.
   if (t->shape[dim] == 0) return std::vector<TensorPtr>(chunks, narrow(t, dim, 0, 0));
-  const int64_t size = (t->shape[dim] + chunks - 1) / chunks;
+  const int64_t size = (t->shape[dim] - 1) / chunks + 1;  // ceil(n / chunks); n + chunks - 1 could overflow
   return split(t, std::max<int64_t>(size, 1), dim);
 }
 
@@ -406,6 +427,7 @@ void copy_(const TensorPtr& dst, const TensorPtr& src) {
   check_same_device(dst, src, "copy_");
   if (autograd::inplace_needs_history(dst, {&src}))
     return autograd::inplace_with_history(dst, "copy_", [&] { return to_dtype(expand(src, dst->shape), dst->dtype, true); });
+  check_no_internal_overlap(dst, "copy_");  // PyTorch refuses it too: which write would win?
   TensorPtr s = expand(src, dst->shape);
   // If src overlaps dst in memory, copy through a temporary so no element is
   // read after it was overwritten.
@@ -415,6 +437,7 @@ void copy_(const TensorPtr& dst, const TensorPtr& src) {
 }
 
 void fill_(const TensorPtr& dst, Scalar value) {
+  check_scalar_fits(value, dst->dtype, "fill_");
   if (autograd::inplace_needs_history(dst, {}))
     return autograd::inplace_with_history(dst, "fill_", [&] { return full(dst->shape, value, dst->dtype, dst->device()); });
   backend(dst->device()).fill(*dst, value);
@@ -425,6 +448,35 @@ void fill_(const TensorPtr& dst, Scalar value) {
 // need a real dim: without this check they would read past an empty shape.
 void check_has_dims(const TensorPtr& t, const char* op) {
   AK_CHECK(t->ndim() > 0, IndexError, op, "() cannot be applied to a 0-d tensor (it has no dims)");
+}
+
+bool has_internal_overlap(const Tensor& t) {
+  bool stretched = false;
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    if (t.shape[d] == 0) return false;  // nothing is written
+    if (t.shape[d] > 1 && t.strides[d] == 0) stretched = true;
+  }
+  return stretched;
+}
+
+void check_no_internal_overlap(const TensorPtr& t, const char* op) {
+  AK_CHECK(!has_internal_overlap(*t), RuntimeError, op,
+           ": unsupported operation: more than one element of the written-to tensor refers to a single memory "
+           "location (it was expanded, shape ", shape_str(t->shape), ", strides ", shape_str(t->strides),
+           "); call .clone() first");
+}
+
+bool may_overlap(const Tensor& a, const Tensor& b) {
+  if (a.storage != b.storage || a.numel() == 0 || b.numel() == 0) return false;
+  // Byte extents [first, last] of each view (strides are never negative here).
+  auto extent = [](const Tensor& t) {
+    int64_t hi = t.offset;
+    for (int64_t d = 0; d < t.ndim(); ++d) hi += (t.shape[d] - 1) * t.strides[d];
+    return std::make_pair(t.offset * t.element_size(), (hi + 1) * t.element_size() - 1);
+  };
+  const auto [a0, a1] = extent(a);
+  const auto [b0, b1] = extent(b);
+  return a0 <= b1 && b0 <= a1;
 }
 
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op) {

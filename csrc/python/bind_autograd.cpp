@@ -128,6 +128,9 @@ void bind_autograd(py::module_& m) {
       }, py::arg("hook"), "Calls hook(grad) when this tensor's gradient is computed; a returned tensor replaces it.")
       .def("detach", &autograd::detach, "The same data, cut from the graph.")
       .def("detach_", [](const TensorPtr& t) {
+        // PyTorch's rule: detaching a view in place would cut it from its base's graph
+        // while the base still shares its memory (and version counter).
+        AK_CHECK(!t->is_view, RuntimeError, "Can't detach views in-place. Use detach() instead.");
         if (t->autograd) {
           t->autograd->grad_fn = nullptr;
           t->autograd->requires_grad = false;

@@ -30,7 +30,10 @@ void bind_functions(py::module_& m) {
   py::class_<ops::Generator>(m, "Generator",
                              "A Philox random stream: a seed and how many blocks of it have been used.")
       .def(py::init([](py::object device) {
-        (void)device;
+        // The stream is the same on every device (Philox), but the device must be
+        // one this build can use, as in PyTorch: Generator('cuda') without CUDA and
+        // Generator(5) are errors, not silently CPU generators.
+        if (!device.is_none()) (void)backend(to_device(device));
         return ops::Generator{};
       }), py::arg("device") = py::none())
       .def("manual_seed", [](ops::Generator& g, int64_t seed) -> ops::Generator& {
@@ -62,7 +65,9 @@ void bind_functions(py::module_& m) {
   m.def("full", [](py::object shape, py::handle value, py::object dtype, py::object device, bool requires_grad) {
     Scalar v = to_scalar(value, "full");
     DType fallback = v.kind == Scalar::Kind::Float ? DType::Float32 : v.kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool;
-    return leaf(ops::full(to_shape(shape, "full"), v, dtype_or(dtype, fallback), device_or_cpu(device)), requires_grad);
+    const DType dt = dtype_or(dtype, fallback);
+    ops::check_scalar_fits(v, dt, "full");  // full((3,), 1e308, dtype=uint8) is an error, as in PyTorch
+    return leaf(ops::full(to_shape(shape, "full"), v, dt, device_or_cpu(device)), requires_grad);
   }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "A tensor filled with one value.");
   m.def("arange", [](py::handle a, py::handle b, py::handle step, py::object dtype, py::object device, bool requires_grad) {

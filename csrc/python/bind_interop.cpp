@@ -123,6 +123,9 @@ TensorPtr from_dlpack(py::object obj) {
     if (shape[d] == 0) span = 0;
   }
   if (span) for (int32_t d = 0; d < dl.ndim; ++d) span += (shape[d] - 1) * strides[d];
+  // Kernels read elements through typed pointers: a misaligned one is undefined behaviour.
+  AK_CHECK(span == 0 || reinterpret_cast<uintptr_t>(static_cast<char*>(dl.data) + dl.byte_offset) % itemsize(dtype) == 0,
+           ValueError, "from_dlpack: the data is not aligned to its ", itemsize(dtype), "-byte items; pass a copy");
   // The consumer now owns the managed tensor: rename the capsule so its
   // destructor does not free it too, and release it when the storage dies.
   PyCapsule_SetName(cap.ptr(), "used_dltensor");
@@ -183,6 +186,12 @@ TensorPtr from_numpy(py::array arr) {
     if (shape[d] == 0) span = 0;
   }
   if (span) for (size_t d = 0; d < shape.size(); ++d) span += (shape[d] - 1) * strides[d];
+  // Kernels read elements through typed pointers (float*, ...): a view at an
+  // odd byte offset (np.frombuffer(..., offset=1)) would make every access
+  // undefined behaviour. Sharing it is refused; aakaar.tensor(arr) copies.
+  AK_CHECK(span == 0 || reinterpret_cast<uintptr_t>(arr.data()) % isz == 0, ValueError,
+           "from_numpy: the array's data is not aligned to its ", isz, "-byte items (address ",
+           reinterpret_cast<uintptr_t>(arr.data()), "); pass an aligned copy, e.g. arr.copy(), or use aakaar.tensor(arr)");
   // Keep the array alive for as long as any tensor views its memory.
   PyObject* owner = arr.ptr();
   Py_INCREF(owner);
@@ -196,11 +205,28 @@ TensorPtr from_numpy(py::array arr) {
   return std::make_shared<Tensor>(storage, 0, shape, strides, dtype);
 }
 
+// Byte strides for numpy and the buffer protocol. A dim of size 1 is never
+// stepped along and may carry any stride (as_strided allows 2^62, whose
+// product with the item size overflows): it gets 0. Every other byte stride
+// is below the storage's size.
+std::vector<py::ssize_t> byte_strides(const Tensor& t) {
+  std::vector<py::ssize_t> out(t.ndim());
+  for (int64_t d = 0; d < t.ndim(); ++d) {
+    int64_t b = 0;
+    if (t.shape[d] > 1)
+      AK_CHECK(!__builtin_mul_overflow(t.strides[d], t.element_size(), &b), ValueError, "stride ", t.strides[d],
+               " times the item size overflows int64");
+    else if (__builtin_mul_overflow(t.strides[d], t.element_size(), &b))
+      b = 0;
+    out[d] = b;
+  }
+  return out;
+}
+
 py::array to_numpy(const TensorPtr& t) {
   AK_CHECK(t->device().type == DeviceType::CPU, TypeError, "can't convert ", t->device().str(),
            " tensor to numpy; use .cpu() first");
-  std::vector<py::ssize_t> shape(t->shape.begin(), t->shape.end()), strides(t->ndim());
-  for (int64_t d = 0; d < t->ndim(); ++d) strides[d] = t->strides[d] * t->element_size();
+  std::vector<py::ssize_t> shape(t->shape.begin(), t->shape.end()), strides = byte_strides(*t);
   // The array's base owns a reference to the storage: memory stays valid.
   auto* keep = new StoragePtr(t->storage);
   py::capsule base(keep, [](void* p) { delete static_cast<StoragePtr*>(p); });
@@ -223,8 +249,7 @@ std::string buffer_format(DType d) {
 void bind_interop(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   cls.def_buffer([](Tensor& t) -> py::buffer_info {
     AK_CHECK(t.device().type == DeviceType::CPU, TypeError, "the buffer protocol needs a cpu tensor");
-    std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides(t.ndim());
-    for (int64_t d = 0; d < t.ndim(); ++d) strides[d] = t.strides[d] * t.element_size();
+    std::vector<py::ssize_t> shape(t.shape.begin(), t.shape.end()), strides = byte_strides(t);
     return py::buffer_info(t.data_ptr(), t.element_size(), buffer_format(t.dtype), t.ndim(), shape, strides);
   });
   cls.def("numpy", &to_numpy, "A numpy array sharing this tensor's memory (cpu tensors only).")

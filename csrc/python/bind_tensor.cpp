@@ -8,8 +8,19 @@ namespace {
 
 using ops::DimList;
 
+// A dim argument: an int (not a bool: x.var(True) must not mean dim=1, and
+// x.any(True) not dim=1 either -- PyTorch refuses both), a sequence of ints, or None.
+std::optional<int64_t> to_dim(py::handle h, const char* what) {
+  if (h.is_none()) return std::nullopt;
+  if (PyBool_Check(h.ptr()) || !(PyLong_Check(h.ptr()) || hasattr(h, "__index__")))
+    throw TypeError(str(what, ": dim must be an int, got ", std::string(py::str(h.get_type().attr("__name__")))));
+  return h.attr("__index__")().cast<int64_t>();
+}
+
 std::optional<DimList> to_dims(py::handle h) {
   if (h.is_none()) return std::nullopt;
+  if (PyBool_Check(h.ptr()))
+    throw TypeError("dim must be an int or a tuple of ints, got bool (did you mean keepdim=True or unbiased?)");
   if (PyLong_Check(h.ptr())) return DimList{h.cast<int64_t>()};
   return to_shape(h, "dim");
 }
@@ -49,6 +60,8 @@ int64_t dims_consumed(py::handle item) {
 
 TensorPtr index_tensor_from(py::handle item) {
   if (py::isinstance<Tensor>(item)) return item.cast<TensorPtr>();
+  // An empty list selects nothing: an empty int64 index (aakaar.tensor([]) would be float32), as in PyTorch.
+  if (py::isinstance<py::list>(item) && py::len(item) == 0) return ops::empty({0}, DType::Int64);
   // Lists (and numpy arrays) of ints or bools become index tensors.
   return py::module_::import("aakaar").attr("tensor")(item).cast<TensorPtr>();
 }
@@ -137,7 +150,17 @@ TensorPtr getitem(const TensorPtr& t, py::handle key) {
 
 void setitem(const TensorPtr& t, py::handle key, py::handle value) {
   ParsedIndex p = parse_index(t, key);
-  TensorPtr v = as_tensor(value, t, "index assignment");
+  TensorPtr v;
+  if (auto s = py::isinstance<Tensor>(value) ? std::nullopt : as_scalar(value)) {
+    // A number is written in self's dtype, with PyTorch's overflow check
+    // (uint8_tensor[0] = 256 and int64_tensor[0] = nan are errors).
+    AK_CHECK(!s->big_int || is_floating(t->dtype), ValueError, "index assignment: the integer ", s->f,
+             " is too large for ", dtype_name(t->dtype));
+    ops::check_scalar_fits(*s, t->dtype, "index assignment");
+    v = ops::scalar_tensor(*s, t->dtype, t->device());
+  } else {
+    v = as_tensor(value, t, "index assignment");
+  }
   if (p.has_advanced) ops::index_put_(p.view, p.advanced, v, false);
   else ops::copy_(p.view, ops::to_dtype(v, t->dtype));
 }
@@ -416,16 +439,19 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Smallest value over dim (None for all); NaN propagates.")
       .def("_max_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, true); }, "(values, indices) of the maximum along one dim.")
       .def("_min_dim", [](const TensorPtr& t, int64_t dim, bool keepdim) { return ops::max_dim(t, dim, keepdim, false); }, "(values, indices) of the minimum along one dim.")
-      .def("argmax", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
-        return ops::argmax(t, dim, keepdim, true);
+      .def("argmax", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::argmax(t, to_dim(dim, "argmax"), keepdim, true);
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Index of the largest value (over the flattened tensor, or along dim); the first one on ties.")
-      .def("argmin", [](const TensorPtr& t, std::optional<int64_t> dim, bool keepdim) {
-        return ops::argmax(t, dim, keepdim, false);
+      .def("argmin", [](const TensorPtr& t, py::object dim, bool keepdim) {
+        return ops::argmax(t, to_dim(dim, "argmin"), keepdim, false);
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Index of the smallest value (over the flattened tensor, or along dim); the first one on ties.")
       .def("var", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+        // x.var(True) is PyTorch's var(unbiased=True), not dim=1.
+        if (PyBool_Check(dim.ptr())) return ops::var(t, std::nullopt, dim.ptr() == Py_True ? 1.0 : 0.0, keepdim);
         return ops::var(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
       }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.")
       .def("std", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+        if (PyBool_Check(dim.ptr())) return ops::std_dev(t, std::nullopt, dim.ptr() == Py_True ? 1.0 : 0.0, keepdim);
         return ops::std_dev(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
       }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.")
       .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {

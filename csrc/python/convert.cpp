@@ -10,7 +10,19 @@ std::optional<Scalar> as_scalar(py::handle h) {
   if (PyLong_Check(h.ptr())) {
     int overflow = 0;
     long long v = PyLong_AsLongLongAndOverflow(h.ptr(), &overflow);
-    if (overflow) throw ValueError("integer is too large for int64");
+    if (overflow) {
+      // Beyond int64 a Python int can only mean a float, as in PyTorch:
+      // ak.ones(2) * 2**63 is 9.2e18. An integer tensor refuses it
+      // (Scalar::big_int; see wrap_scalar).
+      const double d = PyLong_AsDouble(h.ptr());
+      if (d == -1.0 && PyErr_Occurred()) {
+        PyErr_Clear();
+        throw ValueError("integer is too large to be represented even as a float");
+      }
+      Scalar s = Scalar::from_double(d);
+      s.big_int = true;
+      return s;
+    }
     return Scalar::from_int(v);
   }
   if (PyFloat_Check(h.ptr())) return Scalar::from_double(PyFloat_AS_DOUBLE(h.ptr()));
@@ -67,7 +79,13 @@ Device to_device(py::handle h) {
 std::optional<DType> to_optional_dtype(py::handle h) {
   if (h.is_none()) return std::nullopt;
   if (!py::isinstance<DType>(h)) throw TypeError("dtype must be an aakaar dtype such as aakaar.float32");
-  return h.cast<DType>();
+  return checked_dtype(h.cast<DType>());
+}
+
+DType checked_dtype(DType d) {
+  const int v = static_cast<int>(d);
+  AK_CHECK(v >= 0 && v < kNumDTypes, TypeError, "invalid dtype (enum value ", v, ")");
+  return d;
 }
 
 py::tuple shape_tuple(const Shape& s) {

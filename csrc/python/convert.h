@@ -22,6 +22,8 @@ Shape shape_from_args(const py::args& args, const char* what);
 // "cpu", "cuda", "cuda:1" or an aakaar.device.
 Device to_device(py::handle h);
 std::optional<DType> to_optional_dtype(py::handle h);
+// d itself, or a DTypeError when it is not one of the five (ak.dtype(99)).
+DType checked_dtype(DType d);
 py::tuple shape_tuple(const Shape& s);
 // A tensor, or a Python number/list turned into one (like `like` where given).
 TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what);

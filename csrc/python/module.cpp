@@ -100,7 +100,8 @@ PYBIND11_MODULE(_C, m) {
       .value("float64", DType::Float64)
       .def_property_readonly("itemsize", [](DType d) { return itemsize(d); }, "Bytes per element.")
       .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); }, "Whether this is float32 or float64.");
-  m.def("promote_types", &promote_types, py::arg("a"), py::arg("b"),
+  m.def("promote_types", [](DType a, DType b) { return promote_types(python::checked_dtype(a), python::checked_dtype(b)); },
+        py::arg("a"), py::arg("b"),
         "The dtype an operation on dtypes a and b computes in (see the promotion table in csrc/core/dtype.h).");
 
   py::class_<Device>(m, "device", "Where a tensor's memory lives: 'cpu' or 'cuda:N'.")

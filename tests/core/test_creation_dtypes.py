@@ -41,7 +41,7 @@ def test_promotion_table_matches_numpy_and_torch(a, b):
         (True, aakaar.bool), (3, aakaar.int64), (2.5, aakaar.float32),
         ([1, 2, 3], aakaar.int64), ([1, 2.0], aakaar.float32), ([True, False], aakaar.bool),
         ([[1, 2], [3, 4]], aakaar.int64), ([True, 2], aakaar.int64), ([], aakaar.float32),
-        ([[[]]], aakaar.float32), (np.float64(1.5), aakaar.float32), (np.int64(7), aakaar.int64),
+        ([[[]]], aakaar.float32), (np.float64(1.5), aakaar.float64), (np.int64(7), aakaar.int64),
     ],
 )
 def test_tensor_infers_dtype_like_torch(data, dtype):
