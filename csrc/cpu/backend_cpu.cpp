@@ -187,7 +187,9 @@ const Backend kCpuBackend{
     allocate, copy, fill, binary, unary, where, reduce, arg_reduce, softmax, cumsum, bmm, gather, scatter,
     random_uniform, random_normal,
     // fused kernels
-    linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select};
+    linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select,
+    // fused pointwise losses (losses branch)
+    pointwise_loss, pointwise_loss_backward};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }
