@@ -40,7 +40,6 @@ __all__ = [
     "triplet_margin_with_distance_loss", "pairwise_distance", "logsigmoid",
 ]
 
-_F64 = _C.dtype.float64
 _I64 = _C.dtype.int64
 
 
@@ -146,11 +145,25 @@ def _elementwise_weight(weight: Tensor | None, input: Tensor, fn: str) -> Tensor
     return weight
 
 
+def _weighted_mean(kind: str, input: Tensor, target: Tensor, weight: Tensor, red: str) -> Tensor | None:
+    """L1 and MSE with a weight: PyTorch's mean divides by the sum of the weights, not by n."""
+    if red != "mean":
+        return None
+    total = _pointwise(kind, input, target, "sum", 0.0, weight)
+    if total is None:
+        diff = input - target
+        total = ((diff.abs() if kind == "l1" else diff * diff) * weight).sum()
+    return total / weight.sum()
+
+
 def l1_loss(input: Tensor, target: Tensor, size_average: bool | None = None, reduce: bool | None = None,
             reduction: str = "mean", weight: Tensor | None = None) -> Tensor:
-    """|input - target| (times ``weight``, the input's shape); the gradient at 0 is 0."""
+    """|input - target| (times ``weight``, the input's shape; the mean then divides by the sum of the
+    weights, as PyTorch's); the gradient at 0 is 0."""
     red = _regression_args(input, target, "l1_loss", reduction, size_average, reduce)
     weight = _elementwise_weight(weight, input, "l1_loss")
+    if weight is not None and red == "mean":
+        return _weighted_mean("l1", input, target, weight, red)
     fused = _pointwise("l1", input, target, red, 0.0, weight)
     if fused is not None:
         return fused
@@ -163,6 +176,8 @@ def mse_loss(input: Tensor, target: Tensor, size_average: bool | None = None, re
     """(input - target)^2 (times ``weight``); shapes must match exactly: no silent broadcasting."""
     red = _regression_args(input, target, "mse_loss", reduction, size_average, reduce)
     weight = _elementwise_weight(weight, input, "mse_loss")
+    if weight is not None and red == "mean":
+        return _weighted_mean("mse", input, target, weight, red)
     fused = _pointwise("mse", input, target, red, 0.0, weight)
     if fused is not None:
         return fused
@@ -220,6 +235,14 @@ def _class_layout(input: Tensor, target: Tensor, fn: str) -> tuple[int, tuple]:
     return input.shape[1], (input.shape[0],) + tuple(input.shape[2:])
 
 
+def _unravel(i: int, shape: tuple) -> tuple:
+    out = []
+    for n in reversed(shape):
+        out.append(i % n)
+        i //= n
+    return tuple(reversed(out))
+
+
 def _check_class_targets(input: Tensor, target: Tensor, fn: str, ignore_index: int) -> int:
     C, expected = _class_layout(input, target, fn)
     if target.dtype != _I64:
@@ -234,8 +257,9 @@ def _check_class_targets(input: Tensor, target: Tensor, fn: str, ignore_index: i
         if bool(bad.any().item()):
             i = int(bad.to(_I64).argmax().item())
             value = int(flat[i].item())
-            raise IndexError(f"{fn}(): target {value} out of range for {C} classes (at flat target index {i}; "
-                             f"class indices must be in [0, {C}) or equal ignore_index={ignore_index})")
+            where = f"batch index {i}" if target.ndim <= 1 else f"target index {_unravel(i, _shape(target))}"
+            raise IndexError(f"{fn}(): target {value} out of range for {C} classes (at {where}; "
+                             f"class indices must be in [0, {C}))")
     return C
 
 
@@ -352,37 +376,14 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
         _check_weight(weight, C, fn)
         return _cross_entropy_probs(input, target, weight, red, label_smoothing)
     if target.dtype.is_floating_point:
-        raise ArgumentError(f"cross_entropy(): floating targets are class probabilities and must have the input's "
-                            f"shape {_shape(input)}, got target shape {_shape(target)}")
+        raise DTypeError(f"cross_entropy(): target must be int64 class indices, got {target.dtype.name} (or class "
+                         f"probabilities of the input's shape {_shape(input)}, got target shape {_shape(target)})")
     C = _check_class_targets(input, target, fn, ignore_index)
     _check_weight(weight, C, fn)
     x, t = _to_rows(input, target)
     loss = _C.cross_entropy(x, t, red, weight=weight, ignore_index=ignore_index,
                             label_smoothing=float(label_smoothing))
     return _from_rows(loss, input) if red == "none" else loss
-
-
-def _cross_entropy_composite(x: Tensor, t: Tensor, weight: Tensor | None, ignore_index: int, red: str,
-                             label_smoothing: float) -> Tensor:
-    """PyTorch's composite for (rows, C) logits and class indices (also the reference the tests
-    hold the fused op to): (1 - eps) nll + eps / C * smoothing term."""
-    logp = x.log_softmax(1)
-    nll = _nll_rows(logp, t, weight, ignore_index, red)
-    if label_smoothing == 0:
-        return nll
-    C = x.shape[1]
-    keep = t != ignore_index
-    terms = logp if weight is None else logp * weight.reshape(1, C)
-    smooth = _C.where(keep, -terms.sum(1), _scalar(0.0, x))
-    if red == "mean":
-        if weight is None:
-            smooth = smooth.sum() / keep.to(x.dtype).sum()
-        else:
-            safe = _C.where(keep, t, _C.zeros((), dtype=_I64, device=t.device))
-            smooth = smooth.sum() / (weight.index_select(0, safe) * keep.to(x.dtype)).sum()
-    elif red == "sum":
-        smooth = smooth.sum()
-    return nll * (1 - label_smoothing) + smooth * (label_smoothing / C)
 
 
 # ---------------------------------------------------------------- likelihoods and divergences

@@ -51,7 +51,7 @@ TensorPtr derivative_ops(PointwiseLoss kind, const TensorPtr& x, const TensorPtr
                         clip);
     case PointwiseLoss::BCE: {
       const TensorPtr one_minus = ops::binary_scalar(BinaryOp::Sub, x, Scalar::from_double(1), true);
-      const TensorPtr denom = binary(BinaryOp::Maximum, binary(BinaryOp::Mul, one_minus, x), num(1e-12, x));
+      const TensorPtr denom = binary(BinaryOp::Maximum, binary(BinaryOp::Mul, one_minus, x), num(double(1e-12f), x));
       return binary(BinaryOp::Div, d, denom);
     }
     case PointwiseLoss::BCEWithLogits: {

@@ -94,7 +94,7 @@ inline T loss_derivative(T x, T t, const T* pw, T p, const T* aux) {
   } else if constexpr (K == PointwiseLoss::SmoothL1) {
     return d < -p ? T(-1) : (d > p ? T(1) : d / p);
   } else if constexpr (K == PointwiseLoss::BCE) {
-    return d / std::max((T(1) - x) * x, T(1e-12));
+    return d / std::max((T(1) - x) * x, T(1e-12f));  // PyTorch's EPSILON is the float 1e-12
   } else {
     const T e = aux ? *aux : exp_any(-std::abs(x));
     const T s = x >= 0 ? T(1) / (T(1) + e) : e / (T(1) + e);  // sigmoid(x), stable both sides
