@@ -11,5 +11,11 @@ from .layers import (  # noqa: F401
     ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
     LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
 )
+from .loss import (  # noqa: F401
+    BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
+    HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+    MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
+)
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401

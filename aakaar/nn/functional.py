@@ -10,8 +10,8 @@ code. Where a naive composition would misbehave (an overflowing branch of
 ``where``, a gradient flowing into a padding row) the comment says how it is
 avoided.
 
-Losses are the minimal versions the layer tests and the MLP benchmark need;
-the full loss chapter (fused kernels, every reduction and option) comes later.
+The losses are in ``functional_losses.py`` (re-exported here), the modules
+that wrap them in ``loss.py``.
 """
 
 from __future__ import annotations
@@ -237,60 +237,9 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     return rows.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-def _check_reduction(reduction: Any, fn: str) -> None:
-    """Checked before any arithmetic: a bad argument is reported, not preceded by work (or by an overflow)."""
-    if reduction not in ("mean", "sum", "none"):
-        raise ValueError(f"{fn}(): reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
+# Every loss (cross_entropy, nll_loss, mse_loss, ... : PyTorch's full set but CTC) lives in
+# functional_losses.py; they are part of this namespace as in torch.nn.functional.
+from .functional_losses import *  # noqa: E402,F401,F403
+from .functional_losses import __all__ as _loss_names  # noqa: E402
 
-
-def _reduce(loss: Tensor, reduction: str, fn: str) -> Tensor:
-    if reduction == "mean":
-        return loss.mean()
-    if reduction == "sum":
-        return loss.sum()
-    if reduction == "none":
-        return loss
-    raise ValueError(f"{fn}(): reduction must be 'mean', 'sum' or 'none', got {reduction!r}")
-
-
-def nll_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Negative log-likelihood of class ``target`` (int64, shape (N,)) under log-probabilities (N, C)."""
-    _check_tensor(input, "nll_loss")
-    _check_tensor(target, "nll_loss", "target")
-    _check_reduction(reduction, "nll_loss")
-    if input.ndim != 2:
-        raise ValueError(f"nll_loss(): input must be (N, C), got shape {tuple(input.shape)}")
-    if target.dtype != _C.dtype.int64:
-        raise TypeError(f"nll_loss(): target must be int64 class indices, got {target.dtype}")
-    if tuple(target.shape) != (input.shape[0],):
-        raise ValueError(f"nll_loss(): target shape {tuple(target.shape)} does not match input batch size {input.shape[0]}")
-    picked = input.gather(1, target.unsqueeze(1)).squeeze(1)
-    return _reduce(-picked, reduction, "nll_loss")
-
-
-def cross_entropy(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Softmax cross-entropy of logits (N, C) against int64 class indices (N,).
-
-    One fused op of the core (``_C.cross_entropy``): the forward takes each
-    row's stable log-sum-exp (max, exp, sum) minus the target's logit, and one
-    autograd node writes ``(softmax(x) - onehot(t)) * grad`` in one pass. It equals
-    ``nll_loss(input.log_softmax(1), target, reduction)``, which would take
-    five ops and five autograd nodes. The target's dtype, shape and range
-    (every index in [0, C)) are checked in the core.
-    """
-    _check_tensor(input, "cross_entropy")
-    if input.ndim != 2:
-        raise ValueError(f"cross_entropy(): input must be (N, C) logits, got shape {tuple(input.shape)}")
-    return _C.cross_entropy(input, target, reduction)
-
-
-def mse_loss(input: Tensor, target: Tensor, reduction: str = "mean") -> Tensor:
-    """Mean squared error (shapes must match exactly; no silent broadcasting)."""
-    _check_tensor(input, "mse_loss")
-    _check_tensor(target, "mse_loss", "target")
-    _check_reduction(reduction, "mse_loss")
-    if tuple(input.shape) != tuple(target.shape):
-        raise ValueError(f"mse_loss(): input shape {tuple(input.shape)} and target shape {tuple(target.shape)} differ")
-    diff = input - target
-    return _reduce(diff * diff, reduction, "mse_loss")
-
+__all__ += [n for n in _loss_names if n not in __all__]

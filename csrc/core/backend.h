@@ -51,6 +51,14 @@ struct UnaryParams {
 enum class ReduceOp : int8_t { Sum, Prod, Max, Min, All, Any };
 // How a loss is reduced over the batch (PyTorch's reduction='none'|'mean'|'sum').
 enum class Reduction : int8_t { None, Mean, Sum };
+// PyTorch's options of the softmax cross-entropy with class indices.
+struct CrossEntropyOptions {
+  const Tensor* weight = nullptr;  // (C,) contiguous class weights of the logits' dtype, or null (all 1)
+  int64_t ignore_index = -100;     // rows whose target equals it count for nothing
+  double label_smoothing = 0;      // eps: the target is (1 - eps) onehot + eps / C
+};
+// The losses of one element each (backend entries pointwise_loss and pointwise_loss_backward).
+enum class PointwiseLoss : int8_t { MSE, L1, Huber, SmoothL1, BCE, BCEWithLogits };
 // The activation a fused Linear applies to its output.
 enum class LinearActivation : int8_t { None, ReLU };
 
@@ -129,14 +137,19 @@ struct Backend {
   void (*linear_backward)(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
                           const Tensor& x, const Tensor& w, const Tensor* y) = nullptr;
   // Softmax cross-entropy of logits x (N, C) and int64 targets t (N,) that the
-  // op has checked are in [0, C): loss is (N,) for Reduction::None, else 0-d;
-  // e (N, C) gets exp(x_i - max x_i) and inv (N,) 1 / sum_j e_ij, for the backward.
-  void (*cross_entropy)(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x, const Tensor& t,
-                        Reduction r) = nullptr;
-  // grad (N, C) = (e * inv - onehot(t)) * g_i from the forward's e and inv, with
-  // g_i = g / N (mean), g (sum) or g[i] (none).
+  // op has checked are in [0, C) or equal o.ignore_index: per row
+  //   loss_i = (1 - eps) w[t_i] (lse_i - x[i, t_i]) + eps / C sum_c w_c (lse_i - x[i, c])
+  // (0 for an ignored row), lse_i = logsumexp(x_i). loss is (N,) for Reduction::None,
+  // else 0-d: the sum, or the sum divided by total. total (0-d) gets sum_i w[t_i] over the
+  // rows not ignored (the mean's divisor, as PyTorch's); e (N, C) gets exp(x_i - max x_i)
+  // and inv (N,) 1 / sum_j e_ij, for the backward.
+  void (*cross_entropy)(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total, const Tensor& x,
+                        const Tensor& t, Reduction r, const CrossEntropyOptions& o) = nullptr;
+  // grad (N, C) = g_i (p_ij ((1 - eps) w[t_i] + eps W / C) - eps w_j / C - (1 - eps) w[t_i] [j == t_i]),
+  // p = e * inv, W = sum_c w_c, g_i = g / total (mean), g (sum) or g[i] (none); 0 on ignored rows.
   void (*cross_entropy_backward)(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
-                                 const Tensor& inv, Reduction r) = nullptr;
+                                 const Tensor& inv, const Tensor& total, Reduction r,
+                                 const CrossEntropyOptions& o) = nullptr;
   // out = a + alpha * b (torch.add's alpha) in one pass: float32 or float64, one
   // dtype, b already broadcast to out's shape; out may be a itself (add_).
   void (*add_scaled)(const Tensor& out, const Tensor& a, const Tensor& b, double alpha) = nullptr;
@@ -153,6 +166,19 @@ struct Backend {
   // the kind needs, in the order optimizer_math.h gives. Updates params and states in place.
   void (*optimizer_step)(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
                          const std::vector<TensorList>& states) = nullptr;
+
+  // ---- Fused pointwise losses (MSE, L1, Huber, SmoothL1, BCE, BCEWithLogits): one pass each way. ----
+  // x and t: same shape, contiguous, one float dtype; weight and pos_weight: null or contiguous
+  // with x's shape and dtype (pos_weight for BCEWithLogits only); param: Huber's delta or
+  // SmoothL1's beta (> 0). loss: x's shape (Reduction::None) or 0-d (sum, or sum / numel).
+  // aux: null, or x's shape, receiving what the backward reuses (BCEWithLogits: exp(-|x|)).
+  void (*pointwise_loss)(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, const Tensor& x, const Tensor& t,
+                         const Tensor* weight, const Tensor* pos_weight, double param, Reduction r) = nullptr;
+  // grad_x (x's shape, contiguous) = d loss_k / d x_k * g_k, g_k = g / numel (mean), g (sum) or
+  // g[k] (none, g contiguous); aux as the forward filled it, or null (then recomputed).
+  void (*pointwise_loss_backward)(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
+                                  const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
+                                  double param, Reduction r) = nullptr;
 };
 // [[/book:backend_table]]
 

@@ -190,7 +190,9 @@ const Backend kCpuBackend{
     random_uniform, random_normal,
     // fused kernels
     linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select,
-    optimizer_step};
+    optimizer_step,
+    // fused pointwise losses (losses branch)
+    pointwise_loss, pointwise_loss_backward};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }

@@ -13,11 +13,17 @@ void cumsum(const Tensor& out, const Tensor& in, int64_t dim);
 void linear(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, LinearActivation act);
 void linear_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
                      const Tensor& x, const Tensor& w, const Tensor* y);
-void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x, const Tensor& t,
-                   Reduction r);
+void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total, const Tensor& x,
+                   const Tensor& t, Reduction r, const CrossEntropyOptions& o);
 void cross_entropy_backward(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
-                            const Tensor& inv, Reduction r);
+                            const Tensor& inv, const Tensor& total, Reduction r, const CrossEntropyOptions& o);
 void optimizer_step(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
                     const std::vector<TensorList>& states);
+// Fused pointwise losses (cpu/fused/pointwise_loss.cpp).
+void pointwise_loss(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, const Tensor& x, const Tensor& t,
+                    const Tensor* weight, const Tensor* pos_weight, double param, Reduction r);
+void pointwise_loss_backward(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
+                             const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
+                             double param, Reduction r);
 
 }  // namespace aakaar::cpu

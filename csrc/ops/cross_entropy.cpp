@@ -1,11 +1,19 @@
-// Softmax cross-entropy as one op: loss_i = logsumexp(x_i) - x[i, t_i].
+// Softmax cross-entropy as one op: for logits x (N, C) and class indices t (N,),
+//
+//   loss_i = (1 - eps) w[t_i] (lse_i - x[i, t_i]) + eps / C sum_c w_c (lse_i - x[i, c])
+//
+// with lse_i = logsumexp(x_i), class weights w (all 1 without them), label
+// smoothing eps, and 0 for a row whose target is ignore_index; the mean divides
+// the sum by sum_i w[t_i] over the rows not ignored, as PyTorch does. (Higher
+// ranks (N, C, d1, ...) reach it as (N d1 ..., C) rows: F.cross_entropy moves the
+// class dim last.)
 //
 // A device whose backend has the fused kernel (the CPU's is in
 // cpu/fused/cross_entropy.cpp) computes it in three passes and one autograd
 // node, keeping exp(x - max) and 1 / sum per row for a one-multiply backward
 // (autograd/derivatives_cross_entropy.cpp). A device without it gets the same
-// function from ordinary ops: log_softmax, gather, squeeze, neg and mean (five
-// passes, five nodes).
+// function from ordinary ops: log_softmax, gather, where, a weighted sum and the
+// reduction, each recording its own backward.
 #include "autograd/derivatives_cross_entropy.h"
 #include "autograd/function.h"
 #include "core/error.h"
@@ -14,7 +22,7 @@
 namespace aakaar::ops {
 namespace {
 
-void check_cross_entropy_args(const TensorPtr& x, const TensorPtr& t) {
+void check_cross_entropy_args(const TensorPtr& x, const TensorPtr& t, const TensorPtr& w, double eps) {
   AK_CHECK(x && t, ValueError, "cross_entropy(): input and target must be tensors");
   AK_CHECK(x->ndim() == 2, ValueError, "cross_entropy(): input must be (N, C) logits, got shape ",
            shape_str(x->shape));
@@ -25,44 +33,77 @@ void check_cross_entropy_args(const TensorPtr& x, const TensorPtr& t) {
   AK_CHECK(t->ndim() == 1 && t->shape[0] == x->shape[0], ValueError, "cross_entropy(): target shape ",
            shape_str(t->shape), " does not match input batch size ", x->shape[0]);
   check_same_device(x, t, "cross_entropy");
+  AK_CHECK(eps >= 0 && eps <= 1, ValueError, "cross_entropy(): label_smoothing must be between 0.0 and 1.0, got ",
+           eps);
+  if (!w) return;
+  AK_CHECK(w->ndim() == 1 && w->shape[0] == x->shape[1], ValueError,
+           "cross_entropy(): weight must have shape [", x->shape[1], "], one value per class, got ",
+           shape_str(w->shape));
+  AK_CHECK(w->dtype == x->dtype, TypeError, "cross_entropy(): weight must have the input's dtype ",
+           dtype_name(x->dtype), ", got ", dtype_name(w->dtype));
+  check_same_device(x, w, "cross_entropy");
 }
 
-// Every target must name a class: an index outside [0, C) would read (and in
-// the backward, write) outside the row. Checked before any work, on the host
-// (a device's targets are copied; on the CPU this reads them in place), so the
-// error names the first bad row whatever the device and thread count.
-void check_targets(const TensorPtr& t, int64_t C) {
+// Every target must name a class or be ignore_index: an index outside [0, C)
+// would read (and in the backward, write) outside the row. Checked before any
+// work, on the host (a device's targets are copied; on the CPU this reads them
+// in place), so the error names the first bad row whatever the device and
+// thread count.
+void check_targets(const TensorPtr& t, int64_t C, int64_t ignore_index) {
   const TensorPtr host = contiguous(to_device(t, Device{}));
   const int64_t* tp = host->data<int64_t>();
   for (int64_t i = 0; i < host->numel(); ++i) {
     const int64_t c = tp[i];
-    AK_CHECK(c >= 0 && c < C, IndexError, "cross_entropy(): target ", c, " out of range for ", C,
-             " classes (at batch index ", i, "; class indices must be in [0, ", C, "))");
+    AK_CHECK((c >= 0 && c < C) || c == ignore_index, IndexError, "cross_entropy(): target ", c,
+             " out of range for ", C, " classes (at batch index ", i, "; class indices must be in [0, ", C, "))");
   }
 }
 
+TensorPtr num(double v, const TensorPtr& like) { return wrap_scalar(Scalar::from_double(v), like); }
+
 // Devices without a fused kernel get the same function from ordinary ops,
 // each of which records its own backward.
-TensorPtr cross_entropy_composite(const TensorPtr& x, const TensorPtr& t, Reduction r) {
-  TensorPtr picked = gather(softmax(x, 1, true), 1, unsqueeze(t, 1));
-  TensorPtr loss = unary(UnaryOp::Neg, squeeze(picked, DimList{1}));
-  if (r == Reduction::Mean) return mean(loss, std::nullopt, false);
+TensorPtr cross_entropy_composite(const TensorPtr& x, const TensorPtr& t, Reduction r, const TensorPtr& weight,
+                                  int64_t ignore_index, double eps) {
+  const int64_t C = x->shape[1];
+  const TensorPtr logp = softmax(x, 1, true);
+  const TensorPtr keep = binary_scalar(BinaryOp::Ne, t, Scalar::from_int(ignore_index), false);
+  const TensorPtr safe = where(keep, t, full({}, Scalar::from_int(0), DType::Int64, t->device()));
+  const TensorPtr keepf = to_dtype(keep, x->dtype);
+  const TensorPtr w = weight ? binary(BinaryOp::Mul, index_select(weight, 0, safe), keepf) : keepf;
+  const TensorPtr picked = squeeze(gather(logp, 1, unsqueeze(safe, 1)), DimList{1});
+  // where, not a product with the mask: an ignored row's -inf log-probability would make 0 * inf = NaN.
+  TensorPtr loss = where(keep, unary(UnaryOp::Neg, binary(BinaryOp::Mul, picked, w)), num(0, x));
+  if (eps > 0) {
+    const TensorPtr terms = weight ? binary(BinaryOp::Mul, logp, unsqueeze(weight, 0)) : logp;
+    const TensorPtr smooth = where(keep, unary(UnaryOp::Neg, sum(terms, DimList{1}, false, std::nullopt)), num(0, x));
+    loss = binary(BinaryOp::Add, binary_scalar(BinaryOp::Mul, loss, Scalar::from_double(1 - eps), false),
+                  binary_scalar(BinaryOp::Mul, smooth, Scalar::from_double(eps / static_cast<double>(C)), false));
+  }
+  if (r == Reduction::Mean)
+    return binary(BinaryOp::Div, sum(loss, std::nullopt, false, std::nullopt), sum(w, std::nullopt, false, std::nullopt));
   if (r == Reduction::Sum) return sum(loss, std::nullopt, false, std::nullopt);
   return loss;
 }
 
 }  // namespace
 
-TensorPtr cross_entropy(const TensorPtr& x, const TensorPtr& t, Reduction r) {
-  check_cross_entropy_args(x, t);
+TensorPtr cross_entropy(const TensorPtr& x, const TensorPtr& t, Reduction r, const TensorPtr& weight,
+                        int64_t ignore_index, double label_smoothing) {
+  check_cross_entropy_args(x, t, weight, label_smoothing);
   const int64_t N = x->shape[0], C = x->shape[1];
-  check_targets(t, C);
+  check_targets(t, C, ignore_index);
   const Backend& be = backend(x->device());
-  if (!be.cross_entropy) return cross_entropy_composite(x, t, r);
+  if (!be.cross_entropy) return cross_entropy_composite(x, t, r, weight, ignore_index, label_smoothing);
+  // Class weights get no gradient (as in PyTorch): the kernel reads a contiguous copy outside the graph.
+  const TensorPtr w = weight ? contiguous(autograd::detach(weight)) : nullptr;
   TensorPtr loss = Tensor::empty(r == Reduction::None ? Shape{N} : Shape{}, x->dtype, x->device());
   TensorPtr e = Tensor::empty({N, C}, x->dtype, x->device()), inv = Tensor::empty({N}, x->dtype, x->device());
-  be.cross_entropy(*loss, *e, *inv, *x, *t, r);
-  if (autograd::should_record({&x})) autograd::record_cross_entropy(loss, x, t, e, inv, r);
+  TensorPtr total = Tensor::empty({}, x->dtype, x->device());
+  const CrossEntropyOptions o{w.get(), ignore_index, label_smoothing};
+  be.cross_entropy(*loss, *e, *inv, *total, *x, *t, r, o);
+  if (autograd::should_record({&x}))
+    autograd::record_cross_entropy(loss, x, t, e, inv, total, w, ignore_index, label_smoothing, r);
   return loss;
 }
 

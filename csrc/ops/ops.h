@@ -135,7 +135,17 @@ TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, Lin
 // int64 in [0, C), reduced over the batch (mean, sum or none): one op and one
 // autograd node, where log_softmax, gather, squeeze, neg, mean are five.
 // (Reduction is in core/backend.h.)
-TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduction r);
+// With PyTorch's options: class weights (C,) (or null), ignore_index, label_smoothing.
+TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduction r,
+                        const TensorPtr& weight = nullptr, int64_t ignore_index = -100, double label_smoothing = 0);
+
+// ---- the fused pointwise losses (pointwise_loss.cpp) ----
+// MSE, L1, Huber (param = delta), SmoothL1 (param = beta), BCE, BCEWithLogits of x and t
+// (same shape and dtype), times weight (x's shape, or null), BCEWithLogits' pos_weight (x's
+// shape, or null): one op, one autograd node (the gradient goes to x only). RuntimeError on a
+// device without the fused kernel.
+TensorPtr pointwise_loss(PointwiseLoss kind, const TensorPtr& x, const TensorPtr& t, const TensorPtr& weight,
+                         const TensorPtr& pos_weight, double param, Reduction r);
 
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);

@@ -1,8 +1,10 @@
 // Loss functions fused into one op each.
 //
-//   cross_entropy(input, target, reduction="mean" | "sum" | "none")
+//   cross_entropy(input, target, reduction="mean" | "sum" | "none", *, weight=None, ignore_index=-100,
+//                 label_smoothing=0.0)
+//   pointwise_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None)
 //
-// Bindings only: the op is csrc/ops/cross_entropy.cpp.
+// Bindings only: the ops are csrc/ops/cross_entropy.cpp and csrc/ops/pointwise_loss.cpp.
 #include <pybind11/pybind11.h>
 
 #include "core/error.h"
@@ -20,6 +22,10 @@ TensorPtr tensor_arg(py::handle h, const char* fn, const char* name) {
   return h.cast<TensorPtr>();
 }
 
+TensorPtr optional_tensor_arg(py::handle h, const char* fn, const char* name) {
+  return h.is_none() ? nullptr : tensor_arg(h, fn, name);
+}
+
 Reduction reduction_arg(py::handle h, const char* fn) {
   const std::string r = py::isinstance<py::str>(h) ? h.cast<std::string>() : std::string();
   if (r == "mean") return Reduction::Mean;
@@ -29,13 +35,40 @@ Reduction reduction_arg(py::handle h, const char* fn) {
                        py::repr(h).cast<std::string>()));
 }
 
+PointwiseLoss kind_arg(const std::string& k) {
+  if (k == "mse") return PointwiseLoss::MSE;
+  if (k == "l1") return PointwiseLoss::L1;
+  if (k == "huber") return PointwiseLoss::Huber;
+  if (k == "smooth_l1") return PointwiseLoss::SmoothL1;
+  if (k == "bce") return PointwiseLoss::BCE;
+  if (k == "bce_with_logits") return PointwiseLoss::BCEWithLogits;
+  throw ValueError(str("pointwise_loss(): kind must be 'mse', 'l1', 'huber', 'smooth_l1', 'bce' or "
+                       "'bce_with_logits', got '", k, "'"));
+}
+
 }  // namespace
 
 void bind_loss(py::module_& m) {
-  m.def("cross_entropy", [](py::handle x, py::handle t, py::handle reduction) {
+  m.def("cross_entropy", [](py::handle x, py::handle t, py::handle reduction, py::handle weight,
+                            int64_t ignore_index, double label_smoothing) {
     return ops::cross_entropy(tensor_arg(x, "cross_entropy", "input"), tensor_arg(t, "cross_entropy", "target"),
-                              reduction_arg(reduction, "cross_entropy"));
-  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean",
-     "Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C): one fused op and "
-     "one autograd node (CrossEntropyBackward).");
+                              reduction_arg(reduction, "cross_entropy"),
+                              optional_tensor_arg(weight, "cross_entropy", "weight"), ignore_index, label_smoothing);
+  }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::kw_only(), py::arg("weight") = py::none(),
+     py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0,
+     "Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), "
+     "with optional class weights (C,) and label smoothing: one fused op and one autograd node "
+     "(CrossEntropyBackward).");
+  m.def("pointwise_loss", [](const std::string& kind, py::handle x, py::handle t, py::handle reduction,
+                             double param, py::handle weight, py::handle pos_weight) {
+    const PointwiseLoss k = kind_arg(kind);
+    return ops::pointwise_loss(k, tensor_arg(x, "pointwise_loss", "input"),
+                               tensor_arg(t, "pointwise_loss", "target"),
+                               optional_tensor_arg(weight, "pointwise_loss", "weight"),
+                               optional_tensor_arg(pos_weight, "pointwise_loss", "pos_weight"), param,
+                               reduction_arg(reduction, "pointwise_loss"));
+  }, py::arg("kind"), py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::arg("param") = 0.0,
+     py::arg("weight") = py::none(), py::arg("pos_weight") = py::none(),
+     "A pointwise loss ('mse', 'l1', 'huber', 'smooth_l1', 'bce', 'bce_with_logits') of input and target (same "
+     "shape and dtype) as one fused op with one autograd node; param is Huber's delta or SmoothL1's beta.");
 }

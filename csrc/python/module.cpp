@@ -145,6 +145,7 @@ PYBIND11_MODULE(_C, m) {
     has["add_scaled"] = be.add_scaled != nullptr;
     has["lerp_scalar"] = be.lerp_scalar != nullptr;
     has["optimizer_step"] = be.optimizer_step != nullptr;
+    has["pointwise_loss"] = be.pointwise_loss != nullptr && be.pointwise_loss_backward != nullptr;
     return has;
   }, py::arg("device"),
         "Which fused kernels the device's backend table has (the others are composed from primitives there).");

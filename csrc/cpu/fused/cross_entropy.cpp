@@ -21,6 +21,15 @@
 // The composite log_softmax + gather + neg + mean would instead scatter g into
 // a zero (N, C) tensor, then run the log_softmax backward over it: exp again,
 // a row sum, and two (N, C) temporaries.
+//
+// PyTorch's options ride along at little cost: class weights w scale row i by
+// w[t_i]; a row whose target is ignore_index has loss and gradient 0 and is left
+// out of the mean, whose divisor is sum_i w[t_i] over the rows kept; label
+// smoothing eps adds eps / C sum_c w_c (lse_i - x_ic) to each row (one more pass
+// over the row's logits, only when eps > 0), and the gradient becomes
+//
+//   grad_x[i, j] = g_i (p_ij a_i - eps w_j / C) - g_i (1 - eps) w[t_i] [j == t_i],
+//   a_i = (1 - eps) w[t_i] + eps W / C,  W = sum_c w_c.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -69,15 +78,25 @@ int64_t row_grain(int64_t C) { return std::max<int64_t>(1, 8192 / std::max<int64
 
 // e (N, C) gets exp(x_i - m_i), inv (N) gets 1 / sum_j e_ij: the backward's
 // softmax is e * inv. loss is (N,) for Reduction::None, else a 0-d tensor
-// that gets the sum or the mean. Targets were checked by the op.
+// that gets the sum or the mean; total gets the mean's divisor. Targets were
+// checked by the op.
 template <typename T>
-void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x,
-                           const Tensor& t, Reduction r) {
+void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total,
+                           const Tensor& x, const Tensor& t, Reduction r, const CrossEntropyOptions& o) {
   const int64_t N = x.shape[0], C = x.shape[1];
   const T* X = x.data<T>();
   const int64_t rs = x.strides[0], cs = x.strides[1];
   const int64_t* tp = t.data<int64_t>();
   const int64_t ts = t.strides[0];
+  const T* W = o.weight ? o.weight->data<T>() : nullptr;
+  const int64_t ignore = o.ignore_index;
+  const T eps = static_cast<T>(o.label_smoothing);
+  T Wsum = static_cast<T>(C);
+  if (W) {
+    double acc = 0;
+    for (int64_t j = 0; j < C; ++j) acc += static_cast<double>(W[j]);
+    Wsum = static_cast<T>(acc);
+  }
   T* E = e.data<T>();
   T* M = inv.data<T>();  // the row maxima, until the last pass replaces them by 1 / sum
   const int64_t grain = row_grain(C);
@@ -94,15 +113,35 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
   parallel_for(0, N, grain, [&](int64_t b, int64_t end) {
     for (int64_t i = b; i < end; ++i) {
       const T sum = row_sum(E + i * C, C);
-      L[i * ls] = std::log(sum) - (X[i * rs + tp[i * ts] * cs] - M[i]);  // log-sum-exp minus the target logit
+      const T lse = std::log(sum);  // logsumexp(x_i) - m_i
+      const int64_t c = tp[i * ts];
+      T li = 0;
+      if (c != ignore) {
+        li = lse - (X[i * rs + c * cs] - M[i]);  // log-sum-exp minus the target logit
+        if (W) li *= W[c];
+        if (eps > 0) {
+          // sum_c w_c (lse - (x_c - m)): every term >= 0, so no cancellation even for huge logits
+          double acc = 0;
+          for (int64_t j = 0; j < C; ++j)
+            acc += static_cast<double>(W ? W[j] : T(1)) * static_cast<double>(X[i * rs + j * cs] - M[i]);
+          li = (T(1) - eps) * li + eps / static_cast<T>(C) * static_cast<T>(static_cast<double>(Wsum * lse) - acc);
+        }
+      }
+      L[i * ls] = li;
       M[i] = T(1) / sum;
     }
   });
+  double kept = 0;  // sum of w[t_i] over the rows not ignored
+  for (int64_t i = 0; i < N; ++i) {
+    const int64_t c = tp[i * ts];
+    if (c != ignore) kept += W ? static_cast<double>(W[c]) : 1.0;
+  }
+  *total.data<T>() = static_cast<T>(kept);
   if (r == Reduction::None) return;
   double acc = 0;
   for (int64_t i = 0; i < N; ++i) acc += static_cast<double>(L[i]);
-  // Mean of an empty batch: 0/0 = NaN, as in PyTorch.
-  *loss.data<T>() = static_cast<T>(r == Reduction::Mean ? acc / static_cast<double>(N) : acc);
+  // Mean of an empty batch, or of one whose rows are all ignored: 0/0 = NaN, as in PyTorch.
+  *loss.data<T>() = static_cast<T>(r == Reduction::Mean ? acc / kept : acc);
 }
 
 // [[book:cross_entropy_backward]]
@@ -116,9 +155,24 @@ void softmax_minus_onehot_row(int64_t C, const T* __restrict e, T inv, T g, int6
   out[target] -= g;
 }
 
+// The general row, with class weights, label smoothing (see the top of the file).
+template <typename T>
+void smoothed_row(int64_t C, const T* __restrict e, T inv, T g, int64_t target, const T* __restrict w, T eps,
+                  T Wsum, T* __restrict out) {
+  const T wt = w ? w[target] : T(1);
+  const T scale = inv * g * ((T(1) - eps) * wt + eps * Wsum / static_cast<T>(C));
+  const T off = g * eps / static_cast<T>(C);
+  if (w) {
+    for (int64_t j = 0; j < C; ++j) out[j] = e[j] * scale - off * w[j];
+  } else {
+    for (int64_t j = 0; j < C; ++j) out[j] = e[j] * scale - off;
+  }
+  out[target] -= g * (T(1) - eps) * wt;
+}
+
 template <typename T>
 void cross_entropy_backward_impl(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
-                                 const Tensor& inv, Reduction r) {
+                                 const Tensor& inv, const Tensor& total, Reduction r, const CrossEntropyOptions& o) {
   const int64_t N = e.shape[0], C = e.shape[1];
   const T* E = e.data<T>();
   const T* I = inv.data<T>();
@@ -126,29 +180,50 @@ void cross_entropy_backward_impl(const Tensor& grad, const Tensor& g, const Tens
   const int64_t ts = t.strides[0];
   const T* G = g.data<T>();
   const int64_t gs = r == Reduction::None ? g.strides[0] : 0;
-  const T g_all = r == Reduction::Mean ? static_cast<T>(static_cast<double>(G[0]) / static_cast<double>(N)) : G[0];
+  const T* W = o.weight ? o.weight->data<T>() : nullptr;
+  const T eps = static_cast<T>(o.label_smoothing);
+  T Wsum = static_cast<T>(C);
+  if (W) {
+    double acc = 0;
+    for (int64_t j = 0; j < C; ++j) acc += static_cast<double>(W[j]);
+    Wsum = static_cast<T>(acc);
+  }
+  const bool plain = !W && eps == 0;
+  const T g_all = r == Reduction::Mean
+                      ? static_cast<T>(static_cast<double>(G[0]) / static_cast<double>(*total.data<T>()))
+                      : G[0];
   T* out = grad.data<T>();
   parallel_for(0, N, row_grain(C), [&](int64_t b, int64_t end) {
-    for (int64_t i = b; i < end; ++i)
-      softmax_minus_onehot_row<T>(C, E + i * C, I[i], r == Reduction::None ? G[i * gs] : g_all, tp[i * ts],
-                                  out + i * C);
+    for (int64_t i = b; i < end; ++i) {
+      const int64_t c = tp[i * ts];
+      T* row = out + i * C;
+      if (c == o.ignore_index) {
+        std::fill(row, row + C, T(0));
+        continue;
+      }
+      const T gi = r == Reduction::None ? G[i * gs] : g_all;
+      if (plain)
+        softmax_minus_onehot_row<T>(C, E + i * C, I[i], gi, c, row);
+      else
+        smoothed_row<T>(C, E + i * C, I[i], gi, c, W, eps, Wsum, row);
+    }
   });
 }
 // [[/book:cross_entropy_backward]]
 
 }  // namespace
 
-void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& x, const Tensor& t,
-                   Reduction r) {
+void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total, const Tensor& x,
+                   const Tensor& t, Reduction r, const CrossEntropyOptions& o) {
   AK_DISPATCH_FLOAT(x.dtype, "cross_entropy", [&](auto tag) {
-    cross_entropy_forward<decltype(tag)>(loss, e, inv, x, t, r);
+    cross_entropy_forward<decltype(tag)>(loss, e, inv, total, x, t, r, o);
   });
 }
 
 void cross_entropy_backward(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
-                            const Tensor& inv, Reduction r) {
+                            const Tensor& inv, const Tensor& total, Reduction r, const CrossEntropyOptions& o) {
   AK_DISPATCH_FLOAT(grad.dtype, "cross_entropy backward", [&](auto tag) {
-    cross_entropy_backward_impl<decltype(tag)>(grad, g, t, e, inv, r);
+    cross_entropy_backward_impl<decltype(tag)>(grad, g, t, e, inv, total, r, o);
   });
 }
 

@@ -1,0 +1,93 @@
+"""The fused losses against PyTorch, forward and backward, in the same run.
+
+    python -m aakaar.book.bench.losses [--threads 1] [--rounds 31] [--json PATH]
+
+One timed call is what a training step asks of a loss: the forward on logits
+that require grad, and the backward to them. The problems are issue 16's:
+cross-entropy at (64, 47) (an EMNIST batch) and (256, 1000), BCEWithLogits and
+MSE at (64, 1000), float32. Before anything is timed, both libraries compute
+the loss and gradient of the same data and must agree; then the calls run
+interleaved (aakaar, torch, aakaar, ...) and the medians are compared. A ratio
+below 1.0 means aakaar is faster.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable
+
+import numpy as np
+
+import aakaar as ak
+import aakaar.nn.functional as F
+
+from .timing import cap_idle_spinning, interleaved, spin_caps_in_effect
+
+
+def _problems(rng: np.random.Generator) -> dict[str, tuple[str, np.ndarray, np.ndarray]]:
+    def logits(n, c):
+        return rng.standard_normal((n, c)).astype(np.float32) * 2
+
+    return {
+        "cross_entropy (64, 47)": ("cross_entropy", logits(64, 47), rng.integers(0, 47, 64)),
+        "cross_entropy (256, 1000)": ("cross_entropy", logits(256, 1000), rng.integers(0, 1000, 256)),
+        "bce_with_logits (64, 1000)": ("binary_cross_entropy_with_logits", logits(64, 1000),
+                                       rng.random((64, 1000)).astype(np.float32)),
+        "mse (64, 1000)": ("mse_loss", logits(64, 1000), rng.standard_normal((64, 1000)).astype(np.float32)),
+    }
+
+
+def _step(lib, fn_name: str, x, t) -> Callable[[], object]:
+    fn = getattr(lib, fn_name)
+
+    def run():
+        x.grad = None
+        loss = fn(x, t)
+        loss.backward()
+        return loss
+
+    return run
+
+
+def run(threads: int = 1, rounds: int = 31) -> dict:
+    import torch
+
+    ak.set_num_threads(threads)
+    torch.set_num_threads(threads)
+    results = {}
+    for label, (name, x, t) in _problems(np.random.default_rng(0)).items():
+        t = t.astype(np.int64) if t.dtype.kind == "i" else t
+        xa, xt = ak.from_numpy(x.copy()).requires_grad_(), torch.from_numpy(x.copy()).requires_grad_()
+        ta, tt = ak.from_numpy(t.copy()), torch.from_numpy(t.copy())
+        sa, st = _step(F, name, xa, ta), _step(torch.nn.functional, name, xt, tt)
+        la, lt = sa(), st()
+        np.testing.assert_allclose(la.item(), lt.item(), rtol=1e-5)
+        np.testing.assert_allclose(xa.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-7)
+        med = interleaved({"aakaar": sa, "torch": st}, rounds=rounds, warmup=2)
+        results[label] = {"aakaar_us": med["aakaar"] * 1e6, "torch_us": med["torch"] * 1e6,
+                          "ratio": med["aakaar"] / med["torch"]}
+    return {"threads": threads, "rounds": rounds, "spin_caps": spin_caps_in_effect(), "results": results}
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    cap_idle_spinning("aakaar.book.bench.losses", argv)
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=31)
+    p.add_argument("--json", type=str, default=None)
+    a = p.parse_args(argv)
+    out = run(a.threads, a.rounds)
+    print(f"fused losses, forward + backward, float32, {a.threads} thread(s), medians of {a.rounds} rounds")
+    print(f"{'problem':30s} {'aakaar us':>10s} {'torch us':>10s} {'ratio':>7s}")
+    for label, r in out["results"].items():
+        print(f"{label:30s} {r['aakaar_us']:10.1f} {r['torch_us']:10.1f} {r['ratio']:7.2f}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()
