@@ -147,7 +147,9 @@ AK_HD D convert_value(S x) {
 // (a fractional or NaN bound makes the op compute in float).
 template <typename T>
 AK_HD T saturate_bound(double v) {
-  if constexpr (std::is_integral_v<T>) {
+  if constexpr (std::is_same_v<T, bool>) {  // make_unsigned<bool> does not exist; a bool bound is its truth
+    return v != 0.0;
+  } else if constexpr (std::is_integral_v<T>) {
     if (!(v > -9223372036854775808.0)) return std::is_signed_v<T> ? T(-9223372036854775807LL - 1) : T(0);
     if (v >= 9223372036854775808.0) return static_cast<T>(~static_cast<std::make_unsigned_t<T>>(0) >> (std::is_signed_v<T> ? 1 : 0));
     const int64_t i = static_cast<int64_t>(v);
