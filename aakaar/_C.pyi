@@ -15,7 +15,7 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
@@ -293,11 +293,11 @@ class Tensor:
         """
         Whether some element is nonzero, over dim (None for all).
         """
-    def argmax(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: builtins.bool = False) -> Tensor:
+    def argmax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
         Index of the largest value (over the flattened tensor, or along dim); the first one on ties.
         """
-    def argmin(self, dim: typing.SupportsInt | typing.SupportsIndex | None = None, keepdim: builtins.bool = False) -> Tensor:
+    def argmin(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
         Index of the smallest value (over the flattened tensor, or along dim); the first one on ties.
         """
@@ -945,46 +945,6 @@ class Tensor:
         """
         The size of each dimension.
         """
-class OptimizerKind:
-    """The optimizers whose step is one fused elementwise pass."""
-    SGD: OptimizerKind
-    Adam: OptimizerKind
-    Adagrad: OptimizerKind
-    RMSprop: OptimizerKind
-    Adamax: OptimizerKind
-    NAdam: OptimizerKind
-    RAdam: OptimizerKind
-    Adadelta: OptimizerKind
-    name: str
-    value: int
-
-class OptimizerStep:
-    """Hyper-parameters of one fused optimizer step (core/backend.h lists which kind reads which)."""
-    kind: OptimizerKind
-    lr: float
-    weight_decay: float
-    maximize: bool
-    decoupled_weight_decay: bool
-    momentum: float
-    dampening: float
-    nesterov: bool
-    first_step: bool
-    beta1: float
-    beta2: float
-    eps: float
-    amsgrad: bool
-    alpha: float
-    centered: bool
-    rho: float
-    lr_decay: float
-    momentum_decay: float
-    def __init__(self) -> None: ...
-
-def _optimizer_step(step: OptimizerStep, params: list[Tensor], grads: list[Tensor], states: list[list[Tensor]],
-                    steps: list[Tensor], mu_products: list[Tensor]) -> None:
-    """One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place."""
-    ...
-
 class Generator:
     """
     A Philox random stream: a seed and how many blocks of it have been used.
@@ -1007,6 +967,150 @@ class Generator:
         """
         Restores a state returned by get_state.
         """
+class OptimizerKind:
+    """
+    The optimizers whose step is one fused elementwise pass.
+    
+    Members:
+    
+      SGD
+    
+      Adam
+    
+      Adagrad
+    
+      RMSprop
+    
+      Adamax
+    
+      NAdam
+    
+      RAdam
+    
+      Adadelta
+    """
+    Adadelta: typing.ClassVar[OptimizerKind]
+    Adagrad: typing.ClassVar[OptimizerKind]
+    Adam: typing.ClassVar[OptimizerKind]
+    Adamax: typing.ClassVar[OptimizerKind]
+    NAdam: typing.ClassVar[OptimizerKind]
+    RAdam: typing.ClassVar[OptimizerKind]
+    RMSprop: typing.ClassVar[OptimizerKind]
+    SGD: typing.ClassVar[OptimizerKind]
+    __members__: typing.ClassVar[dict[str, OptimizerKind]]
+    @typing.overload
+    def __eq__(self, other: OptimizerKind) -> builtins.bool:
+        ...
+    @typing.overload
+    def __eq__(self, other: typing.Any) -> builtins.bool:
+        ...
+    def __getstate__(self) -> int:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self) -> int:
+        ...
+    def __init__(self, value: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __int__(self) -> int:
+        ...
+    @typing.overload
+    def __ne__(self, other: OptimizerKind) -> builtins.bool:
+        ...
+    @typing.overload
+    def __ne__(self, other: typing.Any) -> builtins.bool:
+        ...
+    def __repr__(self) -> str:
+        ...
+    def __setstate__(self, state: typing.SupportsInt | typing.SupportsIndex) -> None:
+        ...
+    def __str__(self) -> str:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+    @property
+    def value(self) -> int:
+        ...
+class OptimizerStep:
+    """
+    Hyper-parameters of one fused optimizer step (core/backend.h lists which kind reads which).
+    """
+    amsgrad: builtins.bool
+    centered: builtins.bool
+    decoupled_weight_decay: builtins.bool
+    first_step: builtins.bool
+    kind: OptimizerKind
+    maximize: builtins.bool
+    nesterov: builtins.bool
+    def __init__(self) -> None:
+        ...
+    @property
+    def alpha(self) -> float:
+        ...
+    @alpha.setter
+    def alpha(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def beta1(self) -> float:
+        ...
+    @beta1.setter
+    def beta1(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def beta2(self) -> float:
+        ...
+    @beta2.setter
+    def beta2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def dampening(self) -> float:
+        ...
+    @dampening.setter
+    def dampening(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def eps(self) -> float:
+        ...
+    @eps.setter
+    def eps(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def lr(self) -> float:
+        ...
+    @lr.setter
+    def lr(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def lr_decay(self) -> float:
+        ...
+    @lr_decay.setter
+    def lr_decay(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def momentum(self) -> float:
+        ...
+    @momentum.setter
+    def momentum(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def momentum_decay(self) -> float:
+        ...
+    @momentum_decay.setter
+    def momentum_decay(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def rho(self) -> float:
+        ...
+    @rho.setter
+    def rho(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def weight_decay(self) -> float:
+        ...
+    @weight_decay.setter
+    def weight_decay(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
 def _backend_fused_kernels(device: typing.Any) -> dict:
     """
     Which fused kernels the device's backend table has (the others are composed from primitives there).
@@ -1014,6 +1118,10 @@ def _backend_fused_kernels(device: typing.Any) -> dict:
 def _cpu_awake_workers() -> int:
     """
     How many workers of the CPU thread pool are awake (polling for the next job since their last one); elementwise loops too small to wake a thread still split among them. For tests.
+    """
+def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor]) -> None:
+    """
+    One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
     """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
@@ -1051,9 +1159,9 @@ def cpu_size_class(nbytes: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
     The block size the CPU allocator serves a request of nbytes with.
     """
-def cross_entropy(input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean') -> Tensor:
+def cross_entropy(input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean', *, weight: typing.Any = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, label_smoothing: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> Tensor:
     """
-    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C): one fused op and one autograd node (CrossEntropyBackward).
+    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
     """
 def default_generator() -> Generator:
     """
@@ -1118,6 +1226,10 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 def ones(*args, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     A tensor of ones.
+    """
+def pointwise_loss(kind: str, input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean', param: typing.SupportsFloat | typing.SupportsIndex = 0.0, weight: typing.Any = None, pos_weight: typing.Any = None) -> Tensor:
+    """
+    A pointwise loss ('mse', 'l1', 'huber', 'smooth_l1', 'bce', 'bce_with_logits') of input and target (same shape and dtype) as one fused op with one autograd node; param is Huber's delta or SmoothL1's beta.
     """
 def promote_types(a: dtype, b: dtype) -> dtype:
     """
