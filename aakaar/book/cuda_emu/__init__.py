@@ -81,7 +81,9 @@ def _key(root: Path, files: list[Path], cxx: str, flags: list[str]) -> str:
     dirs = [root / "csrc" / "cuda", root / "csrc" / "ladders" / "cuda"]
     headers = sorted(h for d in dirs for pattern in ("*.h", "*.cuh") for h in d.rglob(pattern))
     for f in [*files, *headers]:
-        h.update(f.name.encode())
+        # The path from the checkout, not the name: __FILE__ in kernel error messages is that path,
+        # so a moved source must not reuse a binary that names the old place.
+        h.update(str(f.relative_to(root)).encode())
         h.update(f.read_bytes())
     return h.hexdigest()[:16]
 
