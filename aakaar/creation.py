@@ -95,7 +95,9 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
             items = [x.detach().numpy() if isinstance(x, Tensor) else x for x in data]
         try:
-            arr = np.array(items, dtype=_NUMPY_OF[dtype])
+            # A Python float beyond float32's range becomes inf, as torch.tensor makes it: not worth a warning.
+            with np.errstate(over="ignore"):
+                arr = np.array(items, dtype=_NUMPY_OF[dtype])
         except OverflowError as e:
             raise ValueError(f"tensor(): value out of range for {dtype!r}: {e}") from None
     arr = np.asarray(arr, order="C")
