@@ -80,7 +80,15 @@ class _Fused(Optimizer):
         raise NotImplementedError
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
-        raise NotImplementedError
+        """A parameter's first state: its step counter and a zero tensor for each slot the group uses.
+        Optimizers whose state starts otherwise (or in another order, as torch saves it) override this."""
+        slots = [name for name in self._slots(group) if name is not None]
+
+        def init(p: Tensor, state: dict) -> None:
+            state["step"] = _step_counter()
+            for name in slots:
+                state[name] = zeros_like(p)
+        return init
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter that has a gradient; returns the closure's loss."""
@@ -157,15 +165,6 @@ class Adam(_Fused):
 
     def _slots(self, group: dict[str, Any]) -> list[str | None]:
         return ["exp_avg", "exp_avg_sq", "max_exp_avg_sq" if group["amsgrad"] else None]
-
-    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
-        def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
-            if group["amsgrad"]:
-                state["max_exp_avg_sq"] = zeros_like(p)
-        return init
 
 
 class AdamW(Adam):
@@ -274,13 +273,6 @@ class Adamax(_Fused):
     def _slots(self, group: dict[str, Any]) -> list[str | None]:
         return ["exp_avg", "exp_inf"]
 
-    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
-        def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_inf"] = zeros_like(p)
-        return init
-
 
 class NAdam(_Fused):
     """NAdam (Adam with Nesterov momentum), with momentum_decay, L2 or decoupled weight decay, maximize."""
@@ -344,13 +336,6 @@ class RAdam(_Fused):
     def _slots(self, group: dict[str, Any]) -> list[str | None]:
         return ["exp_avg", "exp_avg_sq"]
 
-    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
-        def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["exp_avg"] = zeros_like(p)
-            state["exp_avg_sq"] = zeros_like(p)
-        return init
-
 
 class Adadelta(_Fused):
     """Adadelta, with weight decay and maximize."""
@@ -375,9 +360,3 @@ class Adadelta(_Fused):
     def _slots(self, group: dict[str, Any]) -> list[str | None]:
         return ["square_avg", "acc_delta"]
 
-    def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
-        def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["square_avg"] = zeros_like(p)
-            state["acc_delta"] = zeros_like(p)
-        return init
