@@ -501,12 +501,7 @@ def binary_cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = 
                          reduction: str = "mean") -> Tensor:
     """-w (t log x + (1 - t) log(1 - x)) with each log clamped at -100, for probabilities x in [0, 1]."""
     fn = "binary_cross_entropy"
-    _check_tensor(input, fn)
-    _check_tensor(target, fn, "target")
-    red = _reduction(reduction, size_average, reduce, fn)
-    _check_same_shape(input, target, fn)
-    _check_float(input, fn)
-    _check_float(target, fn, "target")
+    red = _regression_args(input, target, fn, reduction, size_average, reduce)
     weight = _check_bce_weight(weight, input, fn)
     for t, name in ((input, "input"), (target, "target")):
         # NaN fails this check too, as in PyTorch (it compares 0 <= x <= 1).
@@ -530,12 +525,7 @@ def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tens
     """(1 - t) x - (1 + (p - 1) t) log sigmoid(x), times ``weight``; p is ``pos_weight`` (broadcast
     along the last dim, one per class). Stable for any logits: log sigmoid is never log(0)."""
     fn = "binary_cross_entropy_with_logits"
-    _check_tensor(input, fn)
-    _check_tensor(target, fn, "target")
-    red = _reduction(reduction, size_average, reduce, fn)
-    _check_same_shape(input, target, fn)
-    _check_float(input, fn)
-    _check_float(target, fn, "target")
+    red = _regression_args(input, target, fn, reduction, size_average, reduce)
     weight = _check_bce_weight(weight, input, fn)
     pos_weight = _check_bce_weight(pos_weight, input, fn, "pos_weight")
     fused = _pointwise("bce_with_logits", input, target, red, 0.0, weight, pos_weight)
