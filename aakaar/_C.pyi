@@ -1123,6 +1123,18 @@ def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
     """
+def _profiler_recording() -> builtins.bool:
+    """
+    Whether the profiler is recording.
+    """
+def _profiler_start() -> None:
+    """
+    Start timing every backend-table call (see aakaar.profiler).
+    """
+def _profiler_stop() -> list[tuple[str, str, str, int, int, int]]:
+    """
+    Stop timing; the rows (device, entry, op, calls, self_ns, total_ns), most self time first.
+    """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).

@@ -101,4 +101,4 @@ def default_generator() -> Generator:
 # The subpackages, reachable after `import aakaar` as torch.nn is after `import
 # torch`. Imported last: each of them imports from the names defined above.
 # (aakaar.nn imports aakaar.nn.functional and aakaar.nn.init.)
-from . import data, nn, optim  # noqa: E402,F401
+from . import data, nn, optim, profiler  # noqa: E402,F401

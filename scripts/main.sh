@@ -13,7 +13,7 @@ mkdir -p artifacts
 # EMNIST, full size: the ByMerge test split carved into 100,000 train and 16,323 held-out samples
 # (official train files, when AAKAAR_DATA or the cache has them, are used instead; with no EMNIST
 # at all, a labelled synthetic stand-in). About 3 minutes at one thread.
-python -m aakaar.book.bench emnist --epochs 5 --threads 1 --json artifacts/bench-emnist.json --no-progress
+python -m aakaar.book.bench emnist --epochs 5 --threads 1,2 --profile --json artifacts/bench-emnist.json --no-progress
 python -m aakaar.book.bench.ops --quick --json artifacts/bench-ops.json
 python -m aakaar.book.bench.gemm --json artifacts/bench-gemm.json
 # The EMNIST-shaped training step against PyTorch's fused SGD, on the EMNIST files in $AAKAAR_DATA or

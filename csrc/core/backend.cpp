@@ -1,6 +1,7 @@
 #include "core/backend.h"
 
 #include "core/error.h"
+#include "core/profiler.h"
 
 namespace aakaar {
 namespace {
@@ -17,6 +18,7 @@ const Backend& backend(Device device) {
     throw RuntimeError(str("device '", device.str(),
                            "' is not available: this build of aakaar has no backend for it"
                            " (or no such device is present)"));
+  if (profiler::recording()) return *profiler::profiled(device.type, b);
   return *b;
 }
 

@@ -23,6 +23,8 @@ void bind_linear(py::module_& m) __attribute__((weak));
 void bind_loss(py::module_& m) __attribute__((weak));
 // Bound in bind_optim.cpp (the fused optimizer step); weak like bind_gemm.
 void bind_optim(py::module_& m) __attribute__((weak));
+// Bound in bind_profiler.cpp (the profiler at the backend table); weak like bind_gemm.
+void bind_profiler(py::module_& m) __attribute__((weak));
 // Bound in csrc/cuda when the CUDA backend is compiled in.
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
@@ -166,6 +168,7 @@ PYBIND11_MODULE(_C, m) {
   if (bind_linear) bind_linear(m);
   if (bind_loss) bind_loss(m);
   if (bind_optim) bind_optim(m);
+  if (bind_profiler) bind_profiler(m);
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
 }

@@ -5,8 +5,12 @@ from __future__ import annotations
 import json
 import stat
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+import aakaar as ak
 
 torch = pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
@@ -50,9 +54,10 @@ def test_a_test_split_alone_is_carved_into_train_and_held_out(tmp_path):
 def test_a_short_run_trains_alike_and_writes_its_files(no_emnist, tmp_path):
     results = eb.run(epochs=2, batch=16, optimizers=("sgd",), train_size=100, check_steps=10, progress=False,
                      synthetic_size=160)
-    sgd = results["optimizers"]["sgd"]
+    (run,) = results["runs"]
+    sgd = run["optimizers"]["sgd"]
     assert set(sgd["contestants"]) == {"aakaar sgd", "torch sgd default", "torch sgd foreach", "torch sgd fused"}
-    assert sgd["first_steps"]["max_relative_loss_difference"] < 1e-4
+    assert results["first_steps"]["sgd"]["max_relative_loss_difference"] < 1e-4
     accuracies = [r["epoch_accuracy"][-1] for r in sgd["contestants"].values()]
     assert max(accuracies) - min(accuracies) < 0.02  # same weights, same batches: the same model, nearly
     assert sgd["ratio_total"] > 0 and sgd["best_torch"].startswith("torch sgd")
@@ -62,3 +67,66 @@ def test_a_short_run_trains_alike_and_writes_its_files(no_emnist, tmp_path):
         assert stat.S_IMODE((tmp_path / "out" / path.rsplit("/", 1)[1]).stat().st_mode) == 0o644
     assert json.loads((tmp_path / "out" / "emnist.json").read_text())["data"]["source"] == "synthetic"
     assert "(SYNTHETIC data)" in (tmp_path / "out" / "emnist.md").read_text()
+
+
+def test_thread_counts_and_seeds_each_run_and_are_summarised(no_emnist):
+    results = eb.run(epochs=1, batch=32, threads=[1, 2], optimizers=("sgd",), seed=[0, 1], train_size=96,
+                     check_steps=3, progress=False, synthetic_size=96)
+    assert [(r["threads"], r["seed"]) for r in results["runs"]] == [(1, 0), (1, 1), (2, 0), (2, 1)]
+    assert list(results["summary"]) == ["1 thread/sgd", "2 threads/sgd"]
+    one = results["summary"]["1 thread/sgd"]
+    accs = one["contestants"]["aakaar sgd"]["accuracies"]
+    assert len(accs) == 2 and one["contestants"]["aakaar sgd"]["accuracy_mean"] == pytest.approx(np.mean(accs))
+    lo, hi = one["ratio_total_range"]
+    assert 0 < lo <= one["ratio_total_median"] <= hi
+    # different seeds start from different weights: the runs are not copies of one another
+    w0, w1 = eb.initial_weights(0), eb.initial_weights(1)
+    assert not np.array_equal(w0[0], w1[0])
+    # the same seed at two thread counts trains the same model (same weights, same batch order)
+    assert results["runs"][0]["optimizers"]["sgd"]["contestants"]["aakaar sgd"]["epoch_train_loss"] == \
+        pytest.approx(results["runs"][2]["optimizers"]["sgd"]["contestants"]["aakaar sgd"]["epoch_train_loss"],
+                      rel=1e-5)
+
+
+def test_the_profile_credits_every_kernel_to_a_chapter(no_emnist):
+    results = eb.run(epochs=1, batch=32, optimizers=("adam",), train_size=128, check_steps=2, progress=False,
+                     synthetic_size=128, profile=True)
+    p = results["profile"]["adam"]
+    entries = {r["entry"].split("/")[0] for r in p["rows"]}
+    assert {"linear", "linear_backward", "optimizer_step", "cross_entropy", "index_select"} <= entries
+    assert {"06", "14", "15", "16", "11-13"} <= set(p["chapters"])
+    # every second of the profiled epoch is somewhere: the chapters' shares add up to the whole
+    assert sum(c["seconds"] for c in p["chapters"].values()) == pytest.approx(p["wall_seconds"], rel=1e-6)
+    # the GEMM floor counts the epoch's products: 128 samples through 784-256-128-47, forward and backward
+    assert p["gemm_floor"]["matmul_gflop"] == pytest.approx(
+        128 * 2 * (784 * 256 + 256 * 128 + 128 * 47) * 2 / 1e9 + 128 * 2 * (256 * 128 + 128 * 47) / 1e9)
+    assert "## Where aakaar's time goes: one epoch with adam" in eb.report(results)
+
+
+def test_an_entry_no_chapter_claims_is_an_error():
+    from aakaar.book.bench.emnist_profile import chapter_of
+
+    assert chapter_of("bmm") == "06"
+    with pytest.raises(KeyError, match="credited to no chapter"):
+        chapter_of("a_new_kernel")
+
+
+def test_cuda_without_a_gpu_says_so(no_emnist, capsys):
+    if ak.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    with pytest.raises(SystemExit, match="--device cuda: .*run with --device cpu"):
+        eb.run(epochs=1, optimizers=("sgd",), synthetic_size=64, progress=False, device="cuda")
+
+
+def test_thread_and_seed_lists_parse():
+    assert eb._int_list("1,2") == [1, 2] and eb._int_list("0-4") == [0, 1, 2, 3, 4] and eb._int_list("3") == [3]
+    for bad in ("a", "1,,2", "-1"):
+        with pytest.raises(Exception, match="expected"):
+            eb._int_list(bad)
+
+
+def test_a_folder_is_shown_relative_when_shorter(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "data" / "emnist").mkdir(parents=True)
+    assert eb.shown_path(tmp_path / "data" / "emnist") == "data/emnist"
+    assert eb.shown_path(Path("/")) == "/"

@@ -1,0 +1,103 @@
+"""Where the EMNIST benchmark's time goes: aakaar's training time, by kernel and by the chapter that built it.
+
+One epoch of the benchmark's aakaar contestant runs under :class:`aakaar.profiler.profile`; every
+backend-table row is credited to the chapter whose code it runs (:data:`CHAPTERS`), and what no
+kernel holds — Python, argument checks, the autograd engine — to the chapters on the graph and
+modules. The *GEMM floor* is the time the epoch's matrix products would take at the best rate the
+library's GEMM reaches on a large square product, measured in the same process: the part of the
+epoch no amount of work outside the GEMM can remove.
+"""
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Sequence
+
+import aakaar as ak
+
+# chapter -> its title and the backend-table rows it is credited with (entry, or entry/op).
+CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "02": ("storage, shape, strides", ("fill", "random_uniform", "random_normal")),
+    "03": ("views", ("copy",)),
+    "04": ("broadcasting and elementwise", ("binary", "unary", "where", "add_scaled", "lerp_scalar")),
+    "05": ("reductions", ("reduce", "arg_reduce", "softmax", "cumsum")),
+    "06": ("matmul on the CPU", ("bmm", "linear", "linear_backward")),
+    "10": ("memory: the allocator", ("allocate",)),
+    "14": ("loss functions", ("cross_entropy", "cross_entropy_backward", "pointwise_loss", "pointwise_loss_backward")),
+    "15": ("optimizers", ("optimizer_step",)),
+    "16": ("data: gathering batches", ("index_select", "gather", "scatter")),
+}
+OUTSIDE = ("11-13", "Python, checks and the autograd engine (outside kernels)")
+
+
+def chapter_of(entry: str) -> str:
+    """The chapter a backend-table entry is credited to; an entry no chapter lists raises (so none is lost)."""
+    for chapter, (_, entries) in CHAPTERS.items():
+        if entry in entries:
+            return chapter
+    raise KeyError(f"backend entry {entry!r} is credited to no chapter: add it to CHAPTERS in {__name__}")
+
+
+def matmul_flops(sizes: Sequence[int], batch_rows: int) -> float:
+    """Floating-point operations of an MLP's forward and backward matrix products over ``batch_rows`` samples.
+
+    Forward: 2·n·in·out per layer. Backward: the weight gradient of every layer (2·n·in·out) and the input
+    gradient of every layer but the first (the data needs none)."""
+    layers = list(zip(sizes[:-1], sizes[1:]))
+    fwd = sum(2.0 * batch_rows * i * o for i, o in layers)
+    grad_w = fwd
+    grad_x = sum(2.0 * batch_rows * i * o for i, o in layers[1:])
+    return fwd + grad_w + grad_x
+
+
+def gemm_peak_flops(n: int = 1024, repeats: int = 3) -> float:
+    """The best rate (flop/s) of aakaar's float32 matmul on an n x n x n product, at the current thread count."""
+    a, b = ak.randn(n, n), ak.randn(n, n)
+    a @ b  # warm: packing buffers, the thread pool
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        a @ b
+        best = min(best, time.perf_counter() - start)
+    return 2.0 * n ** 3 / best
+
+
+def profile_epoch(train_epoch: Callable[[], Any], sizes: Sequence[int], samples: int) -> dict:
+    """Runs ``train_epoch`` once under the profiler; the rows, the chapters' shares and the GEMM floor."""
+    with ak.profiler.profile() as prof:
+        train_epoch()
+    wall = prof.wall_seconds
+    rows = [{"entry": e.name, "calls": e.count, "seconds": e.self_seconds, "share": e.self_seconds / wall}
+            for e in prof.events() if e.device == "cpu"]
+    by_chapter: dict[str, float] = {}
+    for e in prof.events():
+        ch = chapter_of(e.entry)
+        by_chapter[ch] = by_chapter.get(ch, 0.0) + e.self_seconds
+    by_chapter[OUTSIDE[0]] = prof.outside_kernels_seconds
+    chapters = {ch: {"title": CHAPTERS[ch][0] if ch in CHAPTERS else OUTSIDE[1], "seconds": s, "share": s / wall}
+                for ch, s in sorted(by_chapter.items(), key=lambda kv: -kv[1])}
+    peak = gemm_peak_flops()
+    floor = matmul_flops(sizes, samples) / peak
+    return {"wall_seconds": wall, "rows": rows, "chapters": chapters,
+            "gemm_floor": {"seconds": floor, "share": floor / wall, "peak_gflops": peak / 1e9,
+                           "matmul_gflop": matmul_flops(sizes, samples) / 1e9}}
+
+
+def profile_table(profile: dict, top: int = 8) -> str:
+    """A markdown table of a profile: the top rows, the chapters, the GEMM floor."""
+    lines = ["| kernel (backend entry) | calls | s | share |", "|---|---:|---:|---:|"]
+    for r in profile["rows"][:top]:
+        lines.append(f"| {r['entry']} | {r['calls']:,} | {r['seconds']:.3f} | {r['share']:.1%} |")
+    lines += ["", "| chapter | what | s | share |", "|---|---|---:|---:|"]
+    for ch, c in profile["chapters"].items():
+        lines.append(f"| {ch} | {c['title']} | {c['seconds']:.3f} | {c['share']:.1%} |")
+    g = profile["gemm_floor"]
+    lines.append(f"\nGEMM floor: {g['matmul_gflop']:.1f} GFLOP of matrix products at the library's best "
+                 f"{g['peak_gflops']:.1f} GFLOP/s take {g['seconds']:.3f} s, {g['share']:.1%} of the profiled "
+                 f"epoch ({profile['wall_seconds']:.2f} s)")
+    return "\n".join(lines)
+
+
+def chapter_share(profile: dict, chapter: str) -> float:
+    """The share of the profiled epoch credited to ``chapter`` (0 when none of its kernels ran)."""
+    return profile["chapters"].get(chapter, {"share": 0.0})["share"]
+
