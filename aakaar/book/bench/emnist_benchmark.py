@@ -134,6 +134,7 @@ class Contestant:
     step: Callable[[Any], float]              # trains on one batch of indices; returns the loss
     accuracy: Callable[[], tuple[float, float]]  # (held-out accuracy, held-out mean loss)
     parameters: Callable[[], list[np.ndarray]]
+    predict: Callable[[], np.ndarray]             # the predicted class of every held-out sample
     epoch_seconds: list[float] = field(default_factory=list)
     epoch_loss: list[float] = field(default_factory=list)
     epoch_accuracy: list[float] = field(default_factory=list)
@@ -192,7 +193,12 @@ def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, to_device: C
             logits = model(xt)
             return float((logits.argmax(dim=1) == yt).float().mean().item()), float(loss_fn(logits, yt).item())
 
-    return Contestant(name, step, accuracy, lambda: [p.detach().cpu().numpy().copy() for p in model.parameters()])
+    def predict() -> np.ndarray:
+        with no_grad():
+            return model(xt).argmax(dim=1).cpu().numpy()
+
+    return Contestant(name, step, accuracy, lambda: [p.detach().cpu().numpy().copy() for p in model.parameters()],
+                      predict)
 
 
 # ---- the run -----------------------------------------------------------------------------------

@@ -2,8 +2,9 @@
 from .batch_explorer import BatchExplorer
 from .blocking_explorer import BlockingExplorer
 from .broadcast_visualiser import BroadcastVisualiser
+from .confusion_explorer import ConfusionExplorer, confusion_matrix
 from .graph_stepper import GraphStepper, extract_graph
 from .launch_explorer import LaunchExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer"]
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix"]

@@ -85,7 +85,7 @@ def test_sync_check_detects_a_stale_exercise(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["check", "17"], "unknown chapter 17: chapters with exercises are 2, 3, 4, 5"),
+    (["check", "99"], "unknown chapter 99: chapters with exercises are 2, 3, 4, 5"),
     (["check", "two"], "chapter must be a number"),
     (["check", "exercises/99-nothing.ipynb"], "notebook exercises/99-nothing.ipynb does not exist"),
 ])
