@@ -101,3 +101,44 @@ def chapter_share(profile: dict, chapter: str) -> float:
     """The share of the profiled epoch credited to ``chapter`` (0 when none of its kernels ran)."""
     return profile["chapters"].get(chapter, {"share": 0.0})["share"]
 
+
+
+def committed_benchmark(path: str | None = None) -> dict:
+    """The benchmark results committed with the book (``book/data/emnist-benchmark.json``)."""
+    import json
+    from pathlib import Path
+
+    p = Path(path) if path else Path(__file__).resolve().parents[3] / "book" / "data" / "emnist-benchmark.json"
+    if not p.is_file():
+        raise FileNotFoundError(f"{p}: the committed EMNIST benchmark results are missing; run "
+                                "python -m aakaar.book.bench emnist --profile --json book/data/emnist-benchmark.json")
+    return json.loads(p.read_text())
+
+
+def share_line(chapter: str, optimizer: str = "sgd", path: str | None = None) -> str:
+    """One sentence for a chapter's "In the library" box: its share of the committed benchmark's profiled epoch."""
+    bench = committed_benchmark(path)
+    profile = bench["profile"][optimizer]
+    n = bench["config"]["threads"][0]
+    where = (f"one epoch of the EMNIST benchmark's MLP with {'SGD' if optimizer == 'sgd' else optimizer}, "
+             f"at {n} thread{'s' if n > 1 else ''}, measured {bench['date'][:10]}")
+    if chapter in ("07", "08", "09"):
+        return (f"Share of the benchmark: none — the committed run ({where}) trained on the CPU; "
+                "`python -m aakaar.book.bench emnist --device cuda` runs it on a GPU.")
+    if chapter in ("11", "12", "13"):
+        c = profile["chapters"][OUTSIDE[0]]
+        return (f"Share of the benchmark: Python, argument checks and the autograd engine — the work outside "
+                f"kernels that chapters 11–13 build — take {c['share']:.1%} of {where}.")
+    if chapter not in CHAPTERS:
+        raise KeyError(f"chapter {chapter!r} runs no kernel of the benchmark's")
+    entries = ", ".join(f"`{e}`" for e in CHAPTERS[chapter][1])
+    return (f"Share of the benchmark: this chapter's kernels ({entries}) take {chapter_share(profile, chapter):.1%} "
+            f"of {where}.")
+
+
+def glue_share(chapter: str) -> None:
+    """Glue the chapter's share line (MyST-NB) as ``benchmark_share``, for its "In the library" box."""
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    glue("benchmark_share", Markdown(share_line(chapter)), display=False)

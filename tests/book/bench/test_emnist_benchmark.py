@@ -130,3 +130,21 @@ def test_a_folder_is_shown_relative_when_shorter(tmp_path, monkeypatch):
     (tmp_path / "data" / "emnist").mkdir(parents=True)
     assert eb.shown_path(tmp_path / "data" / "emnist") == "data/emnist"
     assert eb.shown_path(Path("/")) == "/"
+
+
+def test_each_chapter_gets_its_share_of_the_committed_profile(no_emnist, tmp_path):
+    from aakaar.book.bench.emnist_profile import share_line
+
+    results = eb.run(epochs=1, batch=32, optimizers=("sgd",), train_size=96, check_steps=2, progress=False,
+                     synthetic_size=96, profile=True)
+    path = tmp_path / "bench.json"
+    eb.write_outputs(results, str(path))
+    chapters = results["profile"]["sgd"]["chapters"]
+    assert f"{chapters['06']['share']:.1%}" in share_line("06", path=str(path))
+    assert "`bmm`, `linear`, `linear_backward`" in share_line("06", path=str(path))
+    assert f"{chapters['11-13']['share']:.1%}" in share_line("12", path=str(path))
+    assert "trained on the CPU" in share_line("08", path=str(path))
+    with pytest.raises(KeyError, match="runs no kernel"):
+        share_line("01", path=str(path))
+    with pytest.raises(FileNotFoundError, match="committed EMNIST benchmark results are missing"):
+        share_line("06", path=str(tmp_path / "none.json"))
