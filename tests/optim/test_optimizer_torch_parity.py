@@ -37,10 +37,19 @@ ADAMAX = _grid(lr=[0.01], weight_decay=[0.0, 0.01], maximize=[False, True])
 NADAM = _grid(lr=[0.01], weight_decay=[0.0, 0.01], decoupled_weight_decay=[False, True], maximize=[False, True])
 RADAM = _grid(lr=[0.01], weight_decay=[0.0, 0.01], decoupled_weight_decay=[False, True], maximize=[False, True])
 ADADELTA = _grid(lr=[1.0], rho=[0.9], weight_decay=[0.0, 0.01], maximize=[False, True])
+# Rprop's second step_sizes pair makes both bounds bite within 200 steps.
+RPROP = _grid(lr=[0.01, 0.1], etas=[(0.5, 1.2), (0.3, 1.6)], step_sizes=[(1e-6, 50), (1e-3, 0.05)],
+              maximize=[False, True])
+# t0=50: the average ax starts moving (mu < 1) after 50 of the 200 steps.
+ASGD = _grid(lr=[0.01], lambd=[1e-4, 1e-2], alpha=[0.75, 0.5], t0=[1e6, 50], weight_decay=[0.0, 0.01],
+             maximize=[False, True])
+ADAFACTOR = _grid(lr=[0.01, 0.5], beta2_decay=[-0.8, -0.3], eps=[(None, 1e-3), (1e-12, 0.5)], d=[1.0, 2.0],
+                  weight_decay=[0.0, 0.1], maximize=[False, True])
 
 CASES = (_cases("SGD", SGD) + _cases("Adam", ADAM) + _cases("AdamW", ADAMW) + _cases("Adagrad", ADAGRAD)
          + _cases("RMSprop", RMSPROP) + _cases("Adamax", ADAMAX) + _cases("NAdam", NADAM) + _cases("RAdam", RADAM)
-         + _cases("Adadelta", ADADELTA))
+         + _cases("Adadelta", ADADELTA) + _cases("Rprop", RPROP) + _cases("ASGD", ASGD)
+         + _cases("Adafactor", ADAFACTOR))
 
 
 @pytest.mark.parametrize("contiguous", LAYOUTS, ids=["contiguous", "strided"])
@@ -63,7 +72,8 @@ def test_parameters_without_grad_are_skipped_like_torch():
     assert_close(ak_opt, ak_p, t_opt, t_p, "float64")
 
 
-@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True))])
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
+                                         ("Rprop", dict()), ("ASGD", dict(t0=2)), ("Adafactor", dict())])
 def test_threaded_step_over_large_parameters_matches_torch(name, kwargs):
     """Above the kernel's size threshold the parameters are split among threads: same answer."""
     import numpy as np
