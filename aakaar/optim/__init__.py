@@ -15,8 +15,9 @@ written for aakaar; their learning rates equal PyTorch's bit for bit.
 from . import lr_scheduler  # noqa: F401
 from .fused import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop  # noqa: F401
 from .fused_extra import ASGD, LAMB, Adafactor, Lion, Rprop  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
 from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
-           "Rprop", "ASGD", "Adafactor", "Lion", "LAMB",
+           "Rprop", "ASGD", "Adafactor", "LBFGS", "Lion", "LAMB",
            "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "lr_scheduler"]

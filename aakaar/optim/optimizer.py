@@ -132,6 +132,8 @@ def _clone_state_value(value: Any, param: Tensor, key: Any) -> Any:
         return value.to(param.device).to(param.dtype).clone()
     if isinstance(value, dict):
         return {k: _clone_state_value(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):  # LBFGS keeps lists of history vectors
+        return type(value)(_clone_state_value(v, param, key) for v in value)
     return copy.deepcopy(value)
 
 
