@@ -99,3 +99,33 @@ def test_threaded_step_over_large_parameters_matches_torch(name, kwargs):
     finally:
         ak.set_num_threads(threads)
     assert_close(ak_opt, a, t_opt, t, "float64")
+
+
+@pytest.mark.parametrize("name,kwargs", [("Rprop", dict()), ("ASGD", dict(t0=0)), ("Adafactor", dict()),
+                                         ("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict())])
+def test_non_finite_gradients_are_applied_as_torch_applies_them(name, kwargs):
+    """A NaN and an inf in every gradient of the second of three steps: NaN and inf land in the
+    same places as in torch (Adafactor's norms spread a NaN over the whole parameter; Rprop's
+    sign of NaN is 0, so its parameter stays finite), and the finite values agree."""
+    import numpy as np
+
+    import aakaar as ak
+    from optim_helpers import make_params
+
+    a, t = make_params("float64")
+    ak_opt, t_opt = getattr(optim, name)(a, **kwargs), getattr(torch.optim, name)(t, **kwargs)
+    rng = np.random.default_rng(0)
+    for step in range(3):
+        for pa, pt in zip(a, t):
+            g = rng.standard_normal(tuple(pt.shape))
+            if step == 1:
+                g.reshape(-1)[0], g.reshape(-1)[-1] = np.nan, np.inf
+            pa.grad, pt.grad = ak.from_numpy(g.copy()), torch.from_numpy(g.copy())
+        ak_opt.step()
+        t_opt.step()
+    for pa, pt in zip(a, t):
+        np.testing.assert_allclose(pa.detach().numpy(), pt.detach().numpy(), rtol=1e-10, atol=0, equal_nan=True)
+        for key, value in t_opt.state[pt].items():
+            if torch.is_tensor(value) and value.dim() > 0:
+                np.testing.assert_allclose(ak_opt.state[pa][key].numpy(), value.numpy(), rtol=1e-10, atol=0,
+                                           equal_nan=True, err_msg=key)
