@@ -988,14 +988,29 @@ class OptimizerKind:
       RAdam
     
       Adadelta
+    
+      Rprop
+    
+      ASGD
+    
+      Lion
+    
+      LAMB
+    
+      Adafactor
     """
+    ASGD: typing.ClassVar[OptimizerKind]
     Adadelta: typing.ClassVar[OptimizerKind]
+    Adafactor: typing.ClassVar[OptimizerKind]
     Adagrad: typing.ClassVar[OptimizerKind]
     Adam: typing.ClassVar[OptimizerKind]
     Adamax: typing.ClassVar[OptimizerKind]
+    LAMB: typing.ClassVar[OptimizerKind]
+    Lion: typing.ClassVar[OptimizerKind]
     NAdam: typing.ClassVar[OptimizerKind]
     RAdam: typing.ClassVar[OptimizerKind]
     RMSprop: typing.ClassVar[OptimizerKind]
+    Rprop: typing.ClassVar[OptimizerKind]
     SGD: typing.ClassVar[OptimizerKind]
     __members__: typing.ClassVar[dict[str, OptimizerKind]]
     @typing.overload
@@ -1064,6 +1079,18 @@ class OptimizerStep:
     def beta2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
     @property
+    def beta2_decay(self) -> float:
+        ...
+    @beta2_decay.setter
+    def beta2_decay(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def d(self) -> float:
+        ...
+    @d.setter
+    def d(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
     def dampening(self) -> float:
         ...
     @dampening.setter
@@ -1074,6 +1101,30 @@ class OptimizerStep:
         ...
     @eps.setter
     def eps(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def eps2(self) -> float:
+        ...
+    @eps2.setter
+    def eps2(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def etaminus(self) -> float:
+        ...
+    @etaminus.setter
+    def etaminus(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def etaplus(self) -> float:
+        ...
+    @etaplus.setter
+    def etaplus(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def lambd(self) -> float:
+        ...
+    @lambd.setter
+    def lambd(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
     @property
     def lr(self) -> float:
@@ -1106,6 +1157,24 @@ class OptimizerStep:
     def rho(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
         ...
     @property
+    def step_size_max(self) -> float:
+        ...
+    @step_size_max.setter
+    def step_size_max(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def step_size_min(self) -> float:
+        ...
+    @step_size_min.setter
+    def step_size_min(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
+    def t0(self) -> float:
+        ...
+    @t0.setter
+    def t0(self, arg0: typing.SupportsFloat | typing.SupportsIndex) -> None:
+        ...
+    @property
     def weight_decay(self) -> float:
         ...
     @weight_decay.setter
@@ -1119,7 +1188,7 @@ def _cpu_awake_workers() -> int:
     """
     How many workers of the CPU thread pool are awake (polling for the next job since their last one); elementwise loops too small to wake a thread still split among them. For tests.
     """
-def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor]) -> None:
+def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor], scalars: collections.abc.Sequence[collections.abc.Sequence[Tensor]] = []) -> None:
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
     """

@@ -3,9 +3,26 @@
 ``Optimizer`` (optimizer.py) keeps PyTorch's interface: ``param_groups``,
 per-parameter ``state``, ``zero_grad``, ``step(closure)``, ``state_dict`` /
 ``load_state_dict``, ``add_param_group`` and the step and state-dict hooks.
-SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta
-(fused.py) update all the parameters of a group in one native call: one fused
-multi-tensor kernel, vectorised and threaded (csrc/cpu/fused/optimizer.cpp).
+
+SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta (fused.py),
+Rprop, ASGD and Adafactor (fused_extra.py), and Lion and LAMB (fused_extra.py; not in
+torch.optim: as their papers define them) update all the parameters of a group in
+one native call: one fused multi-tensor kernel, vectorised and threaded
+(csrc/cpu/fused/optimizer.cpp, optimizer_layerwise.cpp). LBFGS (lbfgs.py) and Muon
+(muon.py) are Python over aakaar tensors, as PyTorch's are: their work is dot products
+on the flat parameter vector (LBFGS) and matrix products (Muon's Newton–Schulz
+iteration), each a native call.
+
+``foreach=`` and ``fused=``: accepted wherever PyTorch accepts them, for compatibility,
+and they change nothing. In PyTorch they choose between a Python loop over the
+parameters (the default on the CPU), one multi-tensor ("foreach") kernel per operation,
+and one fused kernel per step; here every step is already one native multi-tensor call
+(PyTorch's ``fused=True`` in spirit), doing PyTorch's single-tensor arithmetic in its
+order of operations. ``capturable=`` and ``differentiable=`` are accepted when False.
+
+Non-finite gradients are applied as PyTorch applies them: a NaN or inf gradient makes
+the state and the parameter NaN or inf in the same places (Rprop's sign of NaN is 0,
+as torch.sign's).
 
 ``aakaar.optim.lr_scheduler`` (lr_scheduler.py) holds PyTorch's learning-rate
 schedulers (StepLR, CosineAnnealingLR, OneCycleLR, ReduceLROnPlateau, ...),
@@ -14,7 +31,11 @@ written for aakaar; their learning rates equal PyTorch's bit for bit.
 
 from . import lr_scheduler  # noqa: F401
 from .fused import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop  # noqa: F401
+from .fused_extra import ASGD, LAMB, Adafactor, Lion, Rprop  # noqa: F401
+from .lbfgs import LBFGS  # noqa: F401
+from .muon import Muon  # noqa: F401
 from .optimizer import Optimizer, register_optimizer_step_post_hook, register_optimizer_step_pre_hook  # noqa: F401
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta",
+           "Rprop", "ASGD", "Adafactor", "LBFGS", "Muon", "Lion", "LAMB",
            "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook", "lr_scheduler"]

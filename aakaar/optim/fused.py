@@ -71,6 +71,8 @@ class _Fused(Optimizer):
     """An optimizer whose step is ``_fused_step`` once per group."""
 
     kind: Any = None
+    counted = True  # whether each parameter has a "step" counter the op increments
+    scalar_keys: tuple[str, ...] = ()  # per-parameter 0-d state the op reads and renews (ASGD)
 
     def _options(self, group: dict[str, Any]) -> dict[str, Any]:
         """The OptimizerStep fields of this group besides lr, weight_decay and maximize."""
@@ -83,9 +85,11 @@ class _Fused(Optimizer):
         """A parameter's first state: its step counter and a zero tensor for each slot the group uses.
         Optimizers whose state starts otherwise (or in another order, as torch saves it) override this."""
         slots = [name for name in self._slots(group) if name is not None]
+        counted = self.counted
 
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
+            if counted:
+                state["step"] = _step_counter()
             for name in slots:
                 state[name] = zeros_like(p)
         return init
@@ -95,8 +99,8 @@ class _Fused(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             step = _new_step(self.kind, group, **self._options(group))
-            self._fused_step(group, step, self._slots(group), self._init_state(group),
-                             nadam=self.kind == K.NAdam)
+            self._fused_step(group, step, self._slots(group), self._init_state(group), counted=self.counted,
+                             nadam=self.kind == K.NAdam, scalar_keys=self.scalar_keys)
         return loss
 
 

@@ -123,15 +123,17 @@ def _typename(obj: Any) -> str:
 
 def _clone_state_value(value: Any, param: Tensor, key: Any) -> Any:
     """A loaded state value as the optimizer keeps it: tensors copied, cast to the parameter's
-    dtype and device. The counters ('step', and NAdam's 'mu_product') stay as they are: PyTorch keeps
-    'step' but casts 'mu_product' to the parameter's dtype, and a resumed NAdam then drifts from
-    an uninterrupted one; here it resumes bit for bit."""
+    dtype and device. The counters ('step', NAdam's 'mu_product', ASGD's 'eta' and 'mu') stay as
+    they are: PyTorch keeps 'step' but casts the others to the parameter's dtype, and a resumed
+    NAdam or ASGD then drifts from an uninterrupted one; here it resumes bit for bit."""
     if isinstance(value, Tensor):
-        if key in ("step", "mu_product"):
+        if key in ("step", "mu_product", "eta", "mu"):
             return value.clone()
         return value.to(param.device).to(param.dtype).clone()
     if isinstance(value, dict):
         return {k: _clone_state_value(v, param, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):  # LBFGS keeps lists of history vectors
+        return type(value)(_clone_state_value(v, param, key) for v in value)
     return copy.deepcopy(value)
 
 
@@ -273,12 +275,14 @@ class Optimizer:
             return closure()
 
     def _fused_step(self, group: dict[str, Any], step: Any, state_keys: Iterable[str | None],
-                    first_step: Callable[[Tensor, dict], None], counted: bool = True, nadam: bool = False) -> None:
+                    first_step: Callable[[Tensor, dict], None], counted: bool = True, nadam: bool = False,
+                    scalar_keys: Iterable[str] = ()) -> None:
         """Updates every parameter of ``group`` that has a gradient in one native call.
 
         ``state_keys``: the state entry of each kernel slot (core/optimizer_math.h), None
         for a slot these options leave unused; ``first_step(p, state)`` creates a
-        parameter's state the first time it has a gradient."""
+        parameter's state the first time it has a gradient; ``scalar_keys``: the per-parameter
+        0-d state tensors the op reads and renews (ASGD's "eta" and "mu")."""
         params, grads = [], []
         for p in group["params"]:
             if p.grad is None:
@@ -293,7 +297,8 @@ class Optimizer:
         states = [[] if key is None else [self.state[p][key] for p in params] for key in state_keys]
         steps = [self.state[p]["step"] for p in params] if counted else []
         mu_products = [self.state[p]["mu_product"] for p in params] if nadam else []
-        _C._optimizer_step(step, params, grads, states, steps, mu_products)
+        scalars = [[self.state[p][key] for p in params] for key in scalar_keys]
+        _C._optimizer_step(step, params, grads, states, steps, mu_products, scalars)
 
     # ---- state_dict ---------------------------------------------------------------------------
 

@@ -65,7 +65,10 @@ enum class LinearActivation : int8_t { None, ReLU };
 // One step of an optimizer over many tensors (see OptimizerStep below).
 using TensorList = std::vector<TensorPtr>;
 // The optimizers whose update is one elementwise pass (csrc/core/optimizer_math.h).
-enum class OptimizerKind : int8_t { SGD, Adam, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta };
+// Rprop, ASGD and Lion are elementwise too; LAMB and Adafactor need a norm (or row and
+// column means) of each parameter first, so their kernels make two passes per parameter.
+enum class OptimizerKind : int8_t { SGD, Adam, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta, Rprop, ASGD, Lion,
+                                   LAMB, Adafactor };
 // [[book:optimizer_step_struct]]
 // Everything one fused optimizer step needs besides the tensors: the user's
 // hyper-parameters (PyTorch's names) and the numbers that depend on the step
@@ -94,6 +97,15 @@ struct OptimizerStep {
   // (0: none this step) and sqrt(1 - beta2^t).
   double step_size = 0, bias_correction1 = 1, bias_correction2 = 1, bias_correction2_sqrt = 1;
   double grad_coef = 0, avg_coef = 0, rect = 0;
+  // Rprop: the step-size multipliers (etas) and bounds (step_sizes).
+  double etaminus = 0.5, etaplus = 1.2, step_size_min = 1e-6, step_size_max = 50;
+  // ASGD: lambd and t0 (alpha above); eta and mu are each parameter's state, which the op
+  // reads before the step (parameters with equal values share a call) and renews after it.
+  double lambd = 0, t0 = 0, eta = 0, mu = 1;
+  // Adafactor: beta2_decay, d and eps2 (eps above is eps1, already resolved from None);
+  // the op fills one_minus_beta2_t = t^beta2_decay and rho_t = min(lr, 1 / sqrt(t)).
+  double beta2_decay = -0.8, d = 1, eps2 = 1e-3;
+  double one_minus_beta2_t = 0, rho_t = 0;
 };
 // [[/book:optimizer_step_struct]]
 

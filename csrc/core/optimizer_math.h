@@ -19,6 +19,11 @@
 //   NAdam    s0 exp_avg, s1 exp_avg_sq
 //   RAdam    s0 exp_avg, s1 exp_avg_sq
 //   Adadelta s0 square_avg, s1 acc_delta
+//   Rprop    s0 prev, s1 step_size
+//   ASGD     s0 ax
+//   Lion     s0 exp_avg
+//   LAMB     s0 exp_avg, s1 exp_avg_sq (two passes: cpu/fused/optimizer_layerwise.cpp)
+//   Adafactor s0 row_var (or variance), s1 col_var (cpu/fused/optimizer_layerwise.cpp)
 #pragma once
 #include <cmath>
 
@@ -38,6 +43,9 @@ struct Coef {
   bool lerp_from_start;
   T beta2, one_minus_beta2, eps, neg_step_size, bc1, bc2, bc2_sqrt, lr;
   T alpha, one_minus_alpha, rho, one_minus_rho, grad_coef, avg_coef, rect;
+  T etaminus, etaplus, step_size_min, step_size_max;  // Rprop
+  T asgd_decay, neg_eta, mu;                          // ASGD: 1 - lambd * eta, -eta, mu
+  T beta1, one_minus_beta1;                           // Lion and LAMB (the papers' form, not a lerp)
 
   explicit Coef(const OptimizerStep& s) {
     sign = s.maximize ? T(-1) : T(1);
@@ -65,13 +73,28 @@ struct Coef {
     grad_coef = T(s.grad_coef);
     avg_coef = T(s.avg_coef);
     rect = T(s.rect);
+    etaminus = T(s.etaminus);
+    etaplus = T(s.etaplus);
+    step_size_min = T(s.step_size_min);
+    step_size_max = T(s.step_size_max);
+    asgd_decay = T(1 - s.lambd * s.eta);
+    neg_eta = T(-s.eta);
+    mu = T(s.mu);
+    beta1 = T(s.beta1);
+    one_minus_beta1 = T(1 - s.beta1);
   }
 };
 
-// torch.lerp(a, b, w): from the end nearer to w, exact at w = 0 and w = 1.
+// torch.lerp(a, b, w): from the end nearer to w, exact at w = 0 and w = 1. PyTorch's
+// vectorised kernel rounds the multiply-add once (fmadd); where the loops are built with
+// FMA (cpu/fused/optimizer_avx2.cpp, _avx512.cpp, which contract nothing else) so do we.
 template <typename T>
 AK_HD T lerp(const Coef<T>& c, T a, T b) {
+#if defined(__FMA__)
+  return c.lerp_from_start ? std::fma(c.lerp_w, b - a, a) : std::fma(-c.lerp_rest, b - a, b);
+#else
   return c.lerp_from_start ? a + c.lerp_w * (b - a) : b - (b - a) * c.lerp_rest;
+#endif
 }
 // torch.maximum: NaN if either is NaN.
 template <typename T>
@@ -193,6 +216,68 @@ AK_HD void adadelta(const Coef<T>& c, bool has_wd, T& p, T g, T& sq, T& acc) {
   delta = delta * g;
   acc = acc * c.rho + (c.one_minus_rho * delta) * delta;
   p = p + c.neg_lr * delta;
+}
+
+// torch.sign on the CPU: -1, 0 or 1, and 0 for NaN.
+template <typename T>
+AK_HD T sign(T x) {
+  return x > T(0) ? T(1) : (x < T(0) ? T(-1) : T(0));
+}
+// torch.clamp(x, lo, hi): NaN stays NaN.
+template <typename T>
+AK_HD T clamp(T x, T lo, T hi) {
+  return x != x ? x : (x < lo ? lo : (x > hi ? hi : x));
+}
+
+// [[book:rprop_element]]
+// Rprop: each element's step size grows by etaplus while its gradient keeps its sign and
+// shrinks by etaminus when the sign flips (and then that element skips this step).
+template <typename T>
+AK_HD void rprop(const Coef<T>& c, T& p, T g, T& prev, T& step_size) {
+  g = g * c.sign;
+  const T prod = g * prev;
+  const T factor = prod > T(0) ? c.etaplus : (prod < T(0) ? c.etaminus : T(1));  // NaN: sign 0, factor 1
+  step_size = clamp(step_size * factor, c.step_size_min, c.step_size_max);
+  if (factor == c.etaminus) g = T(0);
+  p = p + (T(-1) * sign(g)) * step_size;
+  prev = g;
+}
+// [[/book:rprop_element]]
+
+// ASGD: an SGD step with eta and a decay of p, then ax, the running average of p
+// (mu = 1 before t0: ax is p itself).
+template <typename T>
+AK_HD void asgd(const Coef<T>& c, bool has_wd, bool average, T& p, T g, T& ax) {
+  g = decayed_grad(c, has_wd, p, g);
+  p = p * c.asgd_decay;
+  p = p + c.neg_eta * g;
+  ax = average ? ax + (p - ax) * c.mu : p;
+}
+
+// [[book:lion_element]]
+// Lion (Chen et al. 2023): the sign of an interpolation of momentum and gradient, plus
+// decoupled weight decay; the momentum then moves with the other beta.
+template <typename T>
+AK_HD void lion(const Coef<T>& c, T& p, T g, T& m) {
+  g = g * c.sign;
+  const T interp = c.beta1 * m + c.one_minus_beta1 * g;
+  const T update = sign(interp) + c.wd * p;
+  p = p - c.lr * update;
+  m = c.beta2 * m + c.one_minus_beta2 * g;
+}
+// [[/book:lion_element]]
+
+// LAMB's Adam-like direction of one element, weight decay added (You et al. 2020, Algorithm 2);
+// the first pass updates the moments (update_moments), the second recomputes it from them.
+template <typename T>
+AK_HD T lamb_direction(const Coef<T>& c, bool update_moments, T p, T g, T& m, T& v) {
+  if (update_moments) {
+    g = g * c.sign;
+    m = c.beta1 * m + c.one_minus_beta1 * g;
+    v = c.beta2 * v + (c.one_minus_beta2 * g) * g;
+  }
+  const T r = (m / c.bc1) / (std::sqrt(v / c.bc2) + c.eps);
+  return r + c.wd * p;
 }
 
 }  // namespace aakaar::optim_math

@@ -2,8 +2,10 @@
 // grouping, and then backend(device).optimizer_step (core/backend.h).
 #include "ops/optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
+#include <tuple>
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
@@ -22,6 +24,11 @@ const char* kind_name(OptimizerKind k) {
     case OptimizerKind::NAdam: return "NAdam";
     case OptimizerKind::RAdam: return "RAdam";
     case OptimizerKind::Adadelta: return "Adadelta";
+    case OptimizerKind::Rprop: return "Rprop";
+    case OptimizerKind::ASGD: return "ASGD";
+    case OptimizerKind::Lion: return "Lion";
+    case OptimizerKind::LAMB: return "LAMB";
+    case OptimizerKind::Adafactor: return "Adafactor";
   }
   return "?";
 }
@@ -33,7 +40,8 @@ std::vector<bool> needed_slots(const OptimizerStep& s) {
     case OptimizerKind::Adam: return {true, true, s.amsgrad};
     case OptimizerKind::Adagrad: return {true};
     case OptimizerKind::RMSprop: return {true, s.centered, s.momentum > 0};
-    default: return {true, true};  // Adamax, NAdam, RAdam, Adadelta
+    case OptimizerKind::ASGD: case OptimizerKind::Lion: return {true};
+    default: return {true, true};  // Adamax, NAdam, RAdam, Adadelta, Rprop, LAMB, Adafactor
   }
 }
 
@@ -45,6 +53,23 @@ void check_like(const TensorPtr& t, const TensorPtr& p, size_t i, const std::str
            " but the parameter is ", dtype_name(p->dtype));
   AK_CHECK(t->device() == p->device(), RuntimeError, name, ".step(): ", what, " of parameter ", i, " is on ",
            t->device().str(), " but the parameter is on ", p->device().str());
+}
+
+// Adafactor's state: row_var (..., R, 1) and col_var (..., 1, C) for a parameter of two
+// or more dimensions; for a vector, variance (like the parameter) and nothing in slot 1.
+void check_adafactor_state(const TensorList& row, const TensorList& col, const TensorPtr& p, size_t i) {
+  if (p->ndim() <= 1) return check_like(row[i], p, i, "the variance", "Adafactor");
+  Shape r = p->shape, c = p->shape;
+  r[r.size() - 1] = 1;
+  c[c.size() - 2] = 1;
+  for (const auto& [t, shape, what] : {std::tuple{row[i], r, "row_var"}, std::tuple{col[i], c, "col_var"}}) {
+    AK_CHECK(t != nullptr, ValueError, "Adafactor.step(): ", what, " of parameter ", i, " is missing");
+    AK_CHECK(t->shape == shape, ValueError, "Adafactor.step(): ", what, " of parameter ", i, " has shape ",
+             shape_str(t->shape), " but a parameter of shape ", shape_str(p->shape), " needs ", shape_str(shape));
+    AK_CHECK(t->dtype == p->dtype && t->device() == p->device(), TypeError, "Adafactor.step(): ", what,
+             " of parameter ", i, " is ", dtype_name(t->dtype), " on ", t->device().str(), " but the parameter is ",
+             dtype_name(p->dtype), " on ", p->device().str());
+  }
 }
 
 double scalar_value(const TensorPtr& t) {
@@ -59,7 +84,17 @@ void set_scalar(const TensorPtr& t, double v) {
 // The numbers of step t (already incremented) that torch.optim works out in Python.
 void fill_step_numbers(OptimizerStep& s, double t, const TensorPtr& mu_product) {
   switch (s.kind) {
-    case OptimizerKind::SGD: case OptimizerKind::RMSprop: case OptimizerKind::Adadelta: return;
+    case OptimizerKind::SGD: case OptimizerKind::RMSprop: case OptimizerKind::Adadelta:
+    case OptimizerKind::Rprop: case OptimizerKind::ASGD: case OptimizerKind::Lion:
+      return;
+    case OptimizerKind::LAMB:
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      return;
+    case OptimizerKind::Adafactor:
+      s.one_minus_beta2_t = std::pow(t, s.beta2_decay);
+      s.rho_t = std::min(s.lr, 1 / std::pow(t, 0.5));
+      return;
     case OptimizerKind::Adam:
       s.bias_correction1 = 1 - std::pow(s.beta1, t);
       s.bias_correction2 = 1 - std::pow(s.beta2, t);
@@ -146,7 +181,8 @@ void composite_step(const OptimizerStep& s, const TensorList& params, const Tens
 
 // [[book:optimizer_step_op]]
 void optimizer_step(OptimizerStep step, const TensorList& params, const TensorList& grads,
-                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products) {
+                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products,
+                    const std::vector<TensorList>& scalars) {
   const char* name = kind_name(step.kind);
   const size_t n = params.size();
   AK_CHECK(grads.size() == n, ValueError, name, ".step(): ", n, " parameters but ", grads.size(), " gradients");
@@ -155,20 +191,31 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
   for (size_t k = 0; k < needed.size(); ++k)
     AK_CHECK(!needed[k] || (k < states.size() && states[k].size() == n), ValueError, name,
              ".step(): state list ", k, " must hold one tensor per parameter (", n, ")");
-  const bool counted = step.kind != OptimizerKind::SGD;
+  const bool counted = step.kind != OptimizerKind::SGD && step.kind != OptimizerKind::Lion;
   AK_CHECK(!counted || steps.size() == n, ValueError, name, ".step(): one step counter per parameter expected, got ",
            steps.size(), " for ", n, " parameters");
   const bool nadam = step.kind == OptimizerKind::NAdam;
   AK_CHECK(!nadam || mu_products.size() == n, ValueError, name, ".step(): one mu_product per parameter expected");
+  // ASGD's eta and mu: scalars[0][i] and scalars[1][i].
+  const bool asgd = step.kind == OptimizerKind::ASGD;
+  AK_CHECK(!asgd || (scalars.size() == 2 && scalars[0].size() == n && scalars[1].size() == n), ValueError, name,
+           ".step(): one eta and one mu per parameter expected");
+  const bool layerwise = step.kind == OptimizerKind::LAMB || step.kind == OptimizerKind::Adafactor;
   for (size_t i = 0; i < n; ++i) {
     const TensorPtr& p = params[i];
     AK_CHECK(p != nullptr, ValueError, name, ".step(): parameter ", i, " is None");
     AK_CHECK(p->dtype == DType::Float32 || p->dtype == DType::Float64, TypeError, name,
              ".step(): parameters must be float32 or float64, parameter ", i, " is ", dtype_name(p->dtype));
     check_like(grads[i], p, i, "the gradient", name);
-    for (size_t k = 0; k < needed.size(); ++k)
-      if (needed[k]) check_like(states[k][i], p, i, str("state tensor ", k), name);
-    for (const TensorList* list : {&steps, &mu_products}) {
+    if (step.kind == OptimizerKind::Adafactor) {
+      check_adafactor_state(states[0], states[1], p, i);
+    } else {
+      for (size_t k = 0; k < needed.size(); ++k)
+        if (needed[k]) check_like(states[k][i], p, i, str("state tensor ", k), name);
+    }
+    std::vector<const TensorList*> counters{&steps, &mu_products};
+    for (const TensorList& list : scalars) counters.push_back(&list);
+    for (const TensorList* list : counters) {
       if (list->empty()) continue;
       const TensorPtr& c = (*list)[i];
       AK_CHECK(c && c->numel() == 1 && c->device().type == DeviceType::CPU &&
@@ -177,7 +224,8 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
     }
   }
   autograd::GradModeGuard no_grad(false);
-  // Groups with one dtype, one device and one step count: one backend call each.
+  // Groups with one dtype, one device and one step count (and for ASGD one eta and mu):
+  // one backend call each.
   struct Group {
     OptimizerStep step;
     TensorList params, grads;
@@ -185,6 +233,7 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
     DType dtype;
     Device device;
     double t;
+    std::vector<size_t> members;
   };
   std::vector<Group> groups;
   for (size_t i = 0; i < n; ++i) {
@@ -195,20 +244,28 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
       set_scalar(steps[i], t);
       t = scalar_value(steps[i]);
     }
+    const double eta = asgd ? scalar_value(scalars[0][i]) : 0, mu = asgd ? scalar_value(scalars[1][i]) : 1;
     Group* g = nullptr;
     // NAdam's mu_product is per parameter, so each of its parameters has its own numbers.
     if (!nadam)
       for (Group& c : groups)
-        if (c.dtype == p->dtype && c.device == p->device() && c.t == t) g = &c;
+        if (c.dtype == p->dtype && c.device == p->device() && c.t == t && c.step.eta == eta && c.step.mu == mu)
+          g = &c;
     if (g == nullptr) {
-      groups.push_back({step, {}, {}, std::vector<TensorList>(needed.size()), p->dtype, p->device(), t});
+      groups.push_back({step, {}, {}, std::vector<TensorList>(needed.size()), p->dtype, p->device(), t, {}});
       g = &groups.back();
+      g->step.eta = eta;
+      g->step.mu = mu;
       fill_step_numbers(g->step, t, nadam ? mu_products[i] : nullptr);
     }
-    g->params.push_back(p);
-    g->grads.push_back(grads[i]);
+    // LAMB's and Adafactor's kernels read whole rows and columns: they get contiguous
+    // tensors, and what they write is copied back below.
+    auto dense = [&](const TensorPtr& x) { return layerwise && x && !x->is_contiguous() ? contiguous(x) : x; };
+    g->members.push_back(i);
+    g->params.push_back(dense(p));
+    g->grads.push_back(dense(grads[i]));
     for (size_t k = 0; k < needed.size(); ++k)
-      if (needed[k]) g->states[k].push_back(states[k][i]);
+      if (needed[k]) g->states[k].push_back(dense(states[k][i]));
   }
   for (const Group& g : groups) {
     const Backend& be = backend(g.device);
@@ -220,6 +277,18 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
                " has no composite form yet; keep its parameters on the cpu");
       composite_step(g.step, g.params, g.grads, g.states);
       continue;
+    }
+    for (size_t j = 0; j < g.members.size(); ++j) {
+      const size_t i = g.members[j];
+      if (g.params[j] != params[i]) copy_(params[i], g.params[j]);
+      for (size_t k = 0; k < needed.size(); ++k)
+        if (needed[k] && g.states[k][j] != states[k][i]) copy_(states[k][i], g.states[k][j]);
+      if (asgd) {
+        // torch.optim.ASGD renews eta and mu from the new step count, in the counters' dtype.
+        const double t = g.t;
+        set_scalar(scalars[0][i], step.lr / std::pow(1 + step.lambd * step.lr * t, step.alpha));
+        set_scalar(scalars[1][i], 1 / std::max(1.0, t - step.t0));
+      }
     }
     for (const TensorPtr& p : g.params) p->storage->bump_version();
     for (const TensorList& list : g.states)

@@ -12,13 +12,15 @@ namespace aakaar::ops {
 // slot is an empty list). `steps` (Adam, Adagrad, RMSprop, Adamax, NAdam, RAdam,
 // Adadelta) are the parameters' step counters, 0-d CPU tensors that this
 // increments; `mu_products` (NAdam) are its running products of momentum
-// coefficients, updated here too. The numbers that depend on the step count
+// coefficients, updated here too; `scalars` (ASGD) are [etas, mus], each
+// parameter's eta and mu, read for the step and renewed after it. The numbers that depend on the step count
 // (bias corrections, ...) are worked out here, in double, as torch.optim does
 // in Python. Checks every tensor against its parameter; groups the parameters
 // by dtype, device and step count, and makes one backend call per group (the
 // device's fused kernel, or on a device without one, SGD and Adam composed of
 // primitives). Runs without recording a graph.
 void optimizer_step(OptimizerStep step, const TensorList& params, const TensorList& grads,
-                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products);
+                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products,
+                    const std::vector<TensorList>& scalars = {});
 
 }  // namespace aakaar::ops

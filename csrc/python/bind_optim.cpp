@@ -1,7 +1,7 @@
 // The fused optimizer step, for aakaar.optim:
 //
 //   _C.OptimizerKind, _C.OptimizerStep (the hyper-parameters, PyTorch's names),
-//   _C._optimizer_step(step, params, grads, states, steps, mu_products)
+//   _C._optimizer_step(step, params, grads, states, steps, mu_products, scalars=[])
 //
 // Bindings only: the op is csrc/ops/optimizer.cpp, the CPU kernel csrc/cpu/fused/optimizer.cpp.
 #include <pybind11/pybind11.h>
@@ -22,7 +22,12 @@ void bind_optim(py::module_& m) {
       .value("Adamax", OptimizerKind::Adamax)
       .value("NAdam", OptimizerKind::NAdam)
       .value("RAdam", OptimizerKind::RAdam)
-      .value("Adadelta", OptimizerKind::Adadelta);
+      .value("Adadelta", OptimizerKind::Adadelta)
+      .value("Rprop", OptimizerKind::Rprop)
+      .value("ASGD", OptimizerKind::ASGD)
+      .value("Lion", OptimizerKind::Lion)
+      .value("LAMB", OptimizerKind::LAMB)
+      .value("Adafactor", OptimizerKind::Adafactor);
   py::class_<OptimizerStep>(m, "OptimizerStep",
                             "Hyper-parameters of one fused optimizer step (core/backend.h lists which kind reads which).")
       .def(py::init<>())
@@ -43,9 +48,19 @@ void bind_optim(py::module_& m) {
       .def_readwrite("centered", &OptimizerStep::centered)
       .def_readwrite("rho", &OptimizerStep::rho)
       .def_readwrite("lr_decay", &OptimizerStep::lr_decay)
-      .def_readwrite("momentum_decay", &OptimizerStep::momentum_decay);
+      .def_readwrite("momentum_decay", &OptimizerStep::momentum_decay)
+      .def_readwrite("etaminus", &OptimizerStep::etaminus)
+      .def_readwrite("etaplus", &OptimizerStep::etaplus)
+      .def_readwrite("step_size_min", &OptimizerStep::step_size_min)
+      .def_readwrite("step_size_max", &OptimizerStep::step_size_max)
+      .def_readwrite("lambd", &OptimizerStep::lambd)
+      .def_readwrite("t0", &OptimizerStep::t0)
+      .def_readwrite("beta2_decay", &OptimizerStep::beta2_decay)
+      .def_readwrite("d", &OptimizerStep::d)
+      .def_readwrite("eps2", &OptimizerStep::eps2);
   m.def("_optimizer_step", &ops::optimizer_step, py::arg("step"), py::arg("params"), py::arg("grads"),
         py::arg("states"), py::arg("steps"), py::arg("mu_products"),
+        py::arg("scalars") = std::vector<TensorList>{},
         "One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step "
         "counters in place.");
 }

@@ -54,7 +54,7 @@ def set_grads(ak_params, t_params, rng: np.random.Generator, dtype: str, scale: 
 
 def rel_err(a, t) -> float:
     a = np.asarray(a.detach().numpy() if hasattr(a, "detach") else a, dtype=np.float64)
-    t = np.asarray(t.detach().numpy(), dtype=np.float64)
+    t = np.asarray(t.detach().numpy() if hasattr(t, "detach") else t, dtype=np.float64)
     assert a.shape == t.shape
     return float(np.max(np.abs(a - t)) / max(np.max(np.abs(t)), 1e-30))
 

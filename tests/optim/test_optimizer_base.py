@@ -23,6 +23,8 @@ def _train(opt, params, rng, steps):
     ("SGD", dict(lr=0.01, momentum=0.9, nesterov=True)), ("Adam", dict(lr=0.01, amsgrad=True)),
     ("AdamW", dict(lr=0.01)), ("Adagrad", dict(lr=0.05)), ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5)),
     ("Adamax", dict()), ("NAdam", dict()), ("RAdam", dict()), ("Adadelta", dict()),
+    ("Rprop", dict()), ("ASGD", dict(t0=5)), ("Adafactor", dict(weight_decay=0.1)), ("Lion", dict(weight_decay=0.1)),
+    ("LAMB", dict(weight_decay=0.01)),
 ])
 def test_save_load_resume_is_bit_identical(name, kwargs, tmp_path):
     cls = getattr(optim, name)
@@ -114,7 +116,7 @@ def test_state_dict_hooks():
 
 # ---- bad input: PyTorch's exception classes -------------------------------------------------
 
-@pytest.mark.parametrize("cls,kwargs,match", [
+BAD_HYPERPARAMETERS = [
     (optim.SGD, dict(lr=-1.0), "Invalid learning rate"),
     (optim.SGD, dict(lr=0.1, momentum=-0.5), "Invalid momentum"),
     (optim.SGD, dict(lr=0.1, weight_decay=-1), "Invalid weight_decay"),
@@ -124,10 +126,40 @@ def test_state_dict_hooks():
     (optim.AdamW, dict(betas=(0.9, -0.1)), "Invalid beta parameter at index 1"),
     (optim.RMSprop, dict(alpha=-0.1), "Invalid alpha"),
     (optim.Adadelta, dict(rho=1.5), "Invalid rho"),
-])
+    (optim.Rprop, dict(lr=-0.1), "Invalid learning rate"),
+    (optim.Rprop, dict(etas=(1.5, 1.2)), "Invalid eta values: 1.5, 1.2"),
+    (optim.Rprop, dict(etas=(0.5, 0.9)), "Invalid eta values"),
+    (optim.Rprop, dict(etas=(0.0, 1.2)), "Invalid eta values"),
+    (optim.ASGD, dict(lr=-0.1), "Invalid learning rate"),
+    (optim.ASGD, dict(weight_decay=-1e-4), "Invalid weight_decay value"),
+    (optim.Adafactor, dict(lr=-0.1), "Learning rate should be >= 0"),
+    (optim.Adafactor, dict(beta2_decay=0.5), "beta2_decay should be <= 0"),
+    (optim.Adafactor, dict(eps=(-1e-30, 1e-3)), "epsilon1 should be >= 0"),
+    (optim.Adafactor, dict(eps=(None, -1e-3)), "epsilon2 should be >= 0"),
+    (optim.Adafactor, dict(d=0.5), "Clipping threshold d should be >= 1"),
+    (optim.Adafactor, dict(weight_decay=-0.1), "weight_decay should be >= 0"),
+    (optim.Lion, dict(lr=-1e-4), "Invalid learning rate"),
+    (optim.Lion, dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1"),
+    (optim.Lion, dict(weight_decay=-0.1), "Invalid weight_decay"),
+    (optim.LAMB, dict(lr=-1e-3), "Invalid learning rate"),
+    (optim.LAMB, dict(eps=-1e-6), "Invalid epsilon"),
+    (optim.LAMB, dict(betas=(-0.1, 0.999)), "Invalid beta parameter at index 0"),
+    (optim.LAMB, dict(weight_decay=-0.1), "Invalid weight_decay"),
+]
+
+
+@pytest.mark.parametrize("cls,kwargs,match", BAD_HYPERPARAMETERS)
 def test_bad_hyperparameters_raise_value_error(cls, kwargs, match):
     with pytest.raises(ValueError, match=match):
         cls([Parameter(ak.ones(2))], **kwargs)
+
+
+@pytest.mark.parametrize("cls,kwargs,match",
+                         [case for case in BAD_HYPERPARAMETERS if hasattr(torch.optim, case[0].__name__)])
+def test_torch_rejects_the_same_hyperparameters(cls, kwargs, match):
+    """The cases above are errors in torch.optim too, of the same class (Lion and LAMB are not in torch)."""
+    with pytest.raises(ValueError):
+        getattr(torch.optim, cls.__name__)([torch.ones(2, requires_grad=True)], **kwargs)
 
 
 def test_bad_params_raise_torchs_errors():

@@ -37,10 +37,19 @@ ADAMAX = _grid(lr=[0.01], weight_decay=[0.0, 0.01], maximize=[False, True])
 NADAM = _grid(lr=[0.01], weight_decay=[0.0, 0.01], decoupled_weight_decay=[False, True], maximize=[False, True])
 RADAM = _grid(lr=[0.01], weight_decay=[0.0, 0.01], decoupled_weight_decay=[False, True], maximize=[False, True])
 ADADELTA = _grid(lr=[1.0], rho=[0.9], weight_decay=[0.0, 0.01], maximize=[False, True])
+# Rprop's second step_sizes pair makes both bounds bite within 200 steps.
+RPROP = _grid(lr=[0.01, 0.1], etas=[(0.5, 1.2), (0.3, 1.6)], step_sizes=[(1e-6, 50), (1e-3, 0.05)],
+              maximize=[False, True])
+# t0=50: the average ax starts moving (mu < 1) after 50 of the 200 steps.
+ASGD = _grid(lr=[0.01], lambd=[1e-4, 1e-2], alpha=[0.75, 0.5], t0=[1e6, 50], weight_decay=[0.0, 0.01],
+             maximize=[False, True])
+ADAFACTOR = _grid(lr=[0.01, 0.5], beta2_decay=[-0.8, -0.3], eps=[(None, 1e-3), (1e-12, 0.5)], d=[1.0, 2.0],
+                  weight_decay=[0.0, 0.1], maximize=[False, True])
 
 CASES = (_cases("SGD", SGD) + _cases("Adam", ADAM) + _cases("AdamW", ADAMW) + _cases("Adagrad", ADAGRAD)
          + _cases("RMSprop", RMSPROP) + _cases("Adamax", ADAMAX) + _cases("NAdam", NADAM) + _cases("RAdam", RADAM)
-         + _cases("Adadelta", ADADELTA))
+         + _cases("Adadelta", ADADELTA) + _cases("Rprop", RPROP) + _cases("ASGD", ASGD)
+         + _cases("Adafactor", ADAFACTOR))
 
 
 @pytest.mark.parametrize("contiguous", LAYOUTS, ids=["contiguous", "strided"])
@@ -63,7 +72,8 @@ def test_parameters_without_grad_are_skipped_like_torch():
     assert_close(ak_opt, ak_p, t_opt, t_p, "float64")
 
 
-@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True))])
+@pytest.mark.parametrize("name,kwargs", [("SGD", dict(lr=0.01, momentum=0.9)), ("Adam", dict(lr=0.01, amsgrad=True)),
+                                         ("Rprop", dict()), ("ASGD", dict(t0=2)), ("Adafactor", dict())])
 def test_threaded_step_over_large_parameters_matches_torch(name, kwargs):
     """Above the kernel's size threshold the parameters are split among threads: same answer."""
     import numpy as np
@@ -89,3 +99,33 @@ def test_threaded_step_over_large_parameters_matches_torch(name, kwargs):
     finally:
         ak.set_num_threads(threads)
     assert_close(ak_opt, a, t_opt, t, "float64")
+
+
+@pytest.mark.parametrize("name,kwargs", [("Rprop", dict()), ("ASGD", dict(t0=0)), ("Adafactor", dict()),
+                                         ("SGD", dict(lr=0.1, momentum=0.9)), ("Adam", dict())])
+def test_non_finite_gradients_are_applied_as_torch_applies_them(name, kwargs):
+    """A NaN and an inf in every gradient of the second of three steps: NaN and inf land in the
+    same places as in torch (Adafactor's norms spread a NaN over the whole parameter; Rprop's
+    sign of NaN is 0, so its parameter stays finite), and the finite values agree."""
+    import numpy as np
+
+    import aakaar as ak
+    from optim_helpers import make_params
+
+    a, t = make_params("float64")
+    ak_opt, t_opt = getattr(optim, name)(a, **kwargs), getattr(torch.optim, name)(t, **kwargs)
+    rng = np.random.default_rng(0)
+    for step in range(3):
+        for pa, pt in zip(a, t):
+            g = rng.standard_normal(tuple(pt.shape))
+            if step == 1:
+                g.reshape(-1)[0], g.reshape(-1)[-1] = np.nan, np.inf
+            pa.grad, pt.grad = ak.from_numpy(g.copy()), torch.from_numpy(g.copy())
+        ak_opt.step()
+        t_opt.step()
+    for pa, pt in zip(a, t):
+        np.testing.assert_allclose(pa.detach().numpy(), pt.detach().numpy(), rtol=1e-10, atol=0, equal_nan=True)
+        for key, value in t_opt.state[pt].items():
+            if torch.is_tensor(value) and value.dim() > 0:
+                np.testing.assert_allclose(ak_opt.state[pa][key].numpy(), value.numpy(), rtol=1e-10, atol=0,
+                                           equal_nan=True, err_msg=key)

@@ -26,6 +26,10 @@
 
 namespace aakaar::cpu {
 
+// LAMB and Adafactor (optimizer_layerwise.cpp).
+void optimizer_step_layerwise(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                              const std::vector<TensorList>& states);
+
 #define AK_OPTIMIZER_DECLS                                                                                      \
   void optimizer_run_f32(const OptimizerStep&, int64_t, float*, const float*, float*, float*, float*);       \
   void optimizer_run_f64(const OptimizerStep&, int64_t, double*, const double*, double*, double*, double*);
@@ -112,6 +116,8 @@ void step_typed(const OptimizerStep& st, const TensorList& params, const TensorL
 void optimizer_step(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                     const std::vector<TensorList>& states) {
   if (params.empty()) return;
+  if (st.kind == OptimizerKind::LAMB || st.kind == OptimizerKind::Adafactor)
+    return optimizer_step_layerwise(st, params, grads, states);
   if (params[0]->dtype == DType::Float32) step_typed<float>(st, params, grads, states);
   else step_typed<double>(st, params, grads, states);
 }

@@ -98,6 +98,22 @@ void step_run(const OptimizerStep& st, int64_t n, T* p, const T* g, T* s0, T* s1
         each(n, p, g, s0, s1, s2, [&](T& p, T g, T& sq, T& acc, T&) { om::adadelta(c, W(), p, g, sq, acc); });
       });
       return;
+    case OptimizerKind::Rprop:
+      each(n, p, g, s0, s1, s2, [&](T& p, T g, T& prev, T& size, T&) { om::rprop(c, p, g, prev, size); });
+      return;
+    case OptimizerKind::ASGD:
+      with_flag(wd, [&](auto W) {
+        with_flag(st.mu != 1, [&](auto A) {
+          each(n, p, g, s0, s1, s2, [&](T& p, T g, T& ax, T&, T&) { om::asgd(c, W(), A(), p, g, ax); });
+        });
+      });
+      return;
+    case OptimizerKind::Lion:
+      each(n, p, g, s0, s1, s2, [&](T& p, T g, T& m, T&, T&) { om::lion(c, p, g, m); });
+      return;
+    case OptimizerKind::LAMB:
+    case OptimizerKind::Adafactor:
+      return;  // two passes per parameter: optimizer_layerwise.cpp, never this loop
   }
 }
 }  // namespace
