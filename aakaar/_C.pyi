@@ -15,7 +15,7 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
@@ -1162,6 +1162,10 @@ def cpu_size_class(nbytes: typing.SupportsInt | typing.SupportsIndex) -> int:
 def cross_entropy(input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean', *, weight: typing.Any = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, label_smoothing: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> Tensor:
     """
     Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
+    """
+def ctc_loss(log_probs: typing.Any, targets: typing.Any, input_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], target_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], blank: typing.SupportsInt | typing.SupportsIndex = 0, zero_infinity: builtins.bool = False) -> Tensor:
+    """
+    Per-sample CTC losses (N,) of log_probs (T, N, C) and int64 targets (N, S) padded or 1-D concatenated, with N input and N target lengths: one fused op (the alpha recursion in log space) and one autograd node (CtcLossBackward, the beta recursion). The reduction is F.ctc_loss's.
     """
 def default_generator() -> Generator:
     """

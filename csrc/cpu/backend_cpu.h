@@ -25,5 +25,10 @@ void pointwise_loss(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, c
 void pointwise_loss_backward(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
                              const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
                              double param, Reduction r);
+// CTC loss, forward and backward (cpu/fused/ctc_loss.cpp).
+void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+              const CtcLossArgs& a);
+void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
+                       const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a);
 
 }  // namespace aakaar::cpu

@@ -3,9 +3,12 @@
 //   cross_entropy(input, target, reduction="mean" | "sum" | "none", *, weight=None, ignore_index=-100,
 //                 label_smoothing=0.0)
 //   pointwise_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None)
+//   ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False)
 //
-// Bindings only: the ops are csrc/ops/cross_entropy.cpp and csrc/ops/pointwise_loss.cpp.
+// Bindings only: the ops are csrc/ops/cross_entropy.cpp, csrc/ops/pointwise_loss.cpp and
+// csrc/ops/ctc_loss.cpp.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "core/error.h"
 #include "ops/ops.h"
@@ -71,4 +74,13 @@ void bind_loss(py::module_& m) {
      py::arg("weight") = py::none(), py::arg("pos_weight") = py::none(),
      "A pointwise loss ('mse', 'l1', 'huber', 'smooth_l1', 'bce', 'bce_with_logits') of input and target (same "
      "shape and dtype) as one fused op with one autograd node; param is Huber's delta or SmoothL1's beta.");
+  m.def("ctc_loss", [](py::handle log_probs, py::handle targets, const std::vector<int64_t>& input_lengths,
+                       const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity) {
+    return ops::ctc_loss(tensor_arg(log_probs, "ctc_loss", "log_probs"), tensor_arg(targets, "ctc_loss", "targets"),
+                         input_lengths, target_lengths, blank, zero_infinity);
+  }, py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+     py::arg("blank") = 0, py::arg("zero_infinity") = false,
+     "Per-sample CTC losses (N,) of log_probs (T, N, C) and int64 targets (N, S) padded or 1-D concatenated, "
+     "with N input and N target lengths: one fused op (the alpha recursion in log space) and one autograd "
+     "node (CtcLossBackward, the beta recursion). The reduction is F.ctc_loss's.");
 }
