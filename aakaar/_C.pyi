@@ -1127,6 +1127,10 @@ def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
     """
+def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
+    """
+    exp, log or log1p of a float32 CPU tensor by the library's vectorised float32 functions (cpu/vec_math.h), in the CPU build that runs (cpu_isa()): for the tests of their accuracy.
+    """
 def arange(start: typing.Any, end: typing.Any = None, step: typing.Any = 1, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Values from start (inclusive) to end (exclusive) by step.

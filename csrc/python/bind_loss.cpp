@@ -11,6 +11,7 @@
 #include <pybind11/stl.h>
 
 #include "core/error.h"
+#include "cpu/backend_cpu.h"
 #include "ops/ops.h"
 #include "python/convert.h"
 
@@ -83,4 +84,17 @@ void bind_loss(py::module_& m) {
      "Per-sample CTC losses (N,) of log_probs (T, N, C) and int64 targets (N, S) padded or 1-D concatenated, "
      "with N input and N target lengths: one fused op (the alpha recursion in log space) and one autograd "
      "node (CtcLossBackward, the beta recursion). The reduction is F.ctc_loss's.");
+  m.def("_vec_math_f32", [](const std::string& name, py::handle x) {
+    const int which = name == "exp" ? 0 : name == "log" ? 1 : name == "log1p" ? 2 : -1;
+    AK_CHECK(which >= 0, ValueError, "_vec_math_f32(): name must be 'exp', 'log' or 'log1p', got '", name, "'");
+    const TensorPtr t = tensor_arg(x, "_vec_math_f32", "x");
+    AK_CHECK(t->dtype == DType::Float32 && t->device() == Device{}, TypeError,
+             "_vec_math_f32(): x must be a float32 CPU tensor");
+    const TensorPtr in = ops::contiguous(t);
+    TensorPtr out = Tensor::empty(in->shape, DType::Float32);
+    cpu::vec_math_f32(which, in->numel(), in->data<float>(), out->data<float>());
+    return out;
+  }, py::arg("name"), py::arg("x"),
+     "exp, log or log1p of a float32 CPU tensor by the library's vectorised float32 functions (cpu/vec_math.h), "
+     "in the CPU build that runs (cpu_isa()): for the tests of their accuracy.");
 }
