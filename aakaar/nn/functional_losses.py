@@ -15,6 +15,11 @@ ordinary ops on a device without them):
   the beta recursion backward (no composite: a device without the kernel raises
   NotImplementedError).
 
+Every fused node can be differentiated twice (``create_graph=True``): its backward is
+written with recorded ops then, so a gradient of a gradient matches PyTorch's
+(tests/nn/test_losses_double_backward.py). The exception is ``ctc_loss``, whose
+gradient, as in PyTorch, raises RuntimeError when differentiated again.
+
 Everything else composes tensor ops, written the way PyTorch's own composite
 is (the same formula, so the same rounding), and the C++ autograd engine
 differentiates it. Where a naive composition would misbehave (0 * inf in a
