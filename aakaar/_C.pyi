@@ -1165,7 +1165,7 @@ def cpu_size_class(nbytes: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
 def cross_entropy(input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean', *, weight: typing.Any = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, label_smoothing: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> Tensor:
     """
-    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
+    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), or against probabilities (N, C) of the logits' dtype (soft labels; no gradient to them, the mean over rows), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
     """
 def ctc_loss(log_probs: typing.Any, targets: typing.Any, input_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], target_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], blank: typing.SupportsInt | typing.SupportsIndex = 0, zero_infinity: builtins.bool = False) -> Tensor:
     """

@@ -7,7 +7,8 @@ backward, one autograd node; entries of the backend table, composed from
 ordinary ops on a device without them):
 
 * ``cross_entropy`` with class-index targets (any rank, weight, ignore_index,
-  label_smoothing): ``_C.cross_entropy`` on logits moved to (rows, C);
+  label_smoothing): ``_C.cross_entropy`` on logits moved to (rows, C); with
+  probability targets too, when neither they nor the weights need a gradient;
 * ``mse_loss``, ``l1_loss``, ``huber_loss``, ``smooth_l1_loss``,
   ``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``:
   ``_C.pointwise_loss``, when neither the target nor a weight needs a gradient;
@@ -280,15 +281,17 @@ def _check_weight(weight: Tensor | None, C: int, fn: str) -> None:
         raise ArgumentError(f"{fn}(): weight must have shape ({C},), one value per class, got {_shape(weight)}")
 
 
-def _to_rows(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    """(N, C, d1, ...) and (N, d1, ...) as (rows, C) and (rows,): the class dim moved last."""
+def _to_rows(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor, Tensor]:
+    """(N, C, d1, ...) and (N, d1, ...) as (rows, C) and (rows,): the class dim moved last
+    (probability targets, of the input's shape, moved like the input)."""
     if input.ndim == 1:
-        return input.unsqueeze(0), target.reshape(1)
+        return input.unsqueeze(0), (target.unsqueeze(0) if probs else target.reshape(1))
     if input.ndim == 2:
         return input, target
     C = input.shape[1]
     perm = [0] + list(range(2, input.ndim)) + [1]
-    return input.permute(*perm).reshape(-1, C), target.reshape(-1)
+    rows = target.permute(*perm).reshape(-1, C) if probs else target.reshape(-1)
+    return input.permute(*perm).reshape(-1, C), rows
 
 
 def _from_rows(loss: Tensor, input: Tensor) -> Tensor:
@@ -363,7 +366,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     logits viewed as (rows, C): per row the stable log-sum-exp (max, exp,
     sum) minus the target's logit, the class weights, ``ignore_index`` and
     label smoothing, and one autograd node that writes the whole gradient in
-    one pass. Probability targets compose ``log_softmax``, a product and a sum.
+    one pass. Probability targets take the same fused op (the loss
+    sum_c w_c q'_c (lse - x_c) per row, q' the smoothed probabilities, the mean over
+    rows) unless they or the weights need a gradient: then they compose
+    ``log_softmax``, a product and a sum.
     """
     fn = "cross_entropy"
     _check_tensor(input, fn)
@@ -383,6 +389,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                                 "targets")
         C = input.shape[1] if input.ndim > 1 else input.shape[0]
         _check_weight(weight, C, fn)
+        if target.dtype == input.dtype and (weight is None or weight.dtype == input.dtype) and not _needs_grad(
+                target, weight):
+            # Fused: the same kernel and node as class indices, with the (rows, C) probabilities as target.
+            x, q = _to_rows(input, target, probs=True)
+            loss = _C.cross_entropy(x, q, red, weight=weight, label_smoothing=float(label_smoothing))
+            return _from_rows(loss, input) if red == "none" else loss
         return _cross_entropy_probs(input, target, weight, red, label_smoothing)
     if target.dtype.is_floating_point:
         raise DTypeError(f"cross_entropy(): target must be int64 class indices, got {target.dtype.name} (or class "

@@ -56,6 +56,12 @@ struct CrossEntropyOptions {
   const Tensor* weight = nullptr;  // (C,) contiguous class weights of the logits' dtype, or null (all 1)
   int64_t ignore_index = -100;     // rows whose target equals it count for nothing
   double label_smoothing = 0;      // eps: the target is (1 - eps) onehot + eps / C
+  // Probability targets ("soft labels"): (N, C) contiguous, of the logits' dtype. When given, t is
+  // not read and row i's target is (1 - eps) q_i + eps / C instead of the smoothed one-hot:
+  //   loss_i = sum_c w_c q'_ic (lse_i - x_ic),  q' = (1 - eps) q + eps / C,
+  // total gets N (PyTorch's mean over rows, whatever the weights), and the backward is
+  //   grad[i, j] = g_i (p_ij sum_c w_c q'_ic - w_j q'_ij).
+  const Tensor* target_probs = nullptr;
 };
 // The losses of one element each (backend entries pointwise_loss and pointwise_loss_backward).
 enum class PointwiseLoss : int8_t { MSE, L1, Huber, SmoothL1, BCE, BCEWithLogits };

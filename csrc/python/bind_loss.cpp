@@ -61,7 +61,8 @@ void bind_loss(py::module_& m) {
   }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::kw_only(), py::arg("weight") = py::none(),
      py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0,
      "Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), "
-     "with optional class weights (C,) and label smoothing: one fused op and one autograd node "
+     "or against probabilities (N, C) of the logits' dtype (soft labels; no gradient to them, the mean over "
+     "rows), with optional class weights (C,) and label smoothing: one fused op and one autograd node "
      "(CrossEntropyBackward).");
   m.def("pointwise_loss", [](const std::string& kind, py::handle x, py::handle t, py::handle reduction,
                              double param, py::handle weight, py::handle pos_weight) {
