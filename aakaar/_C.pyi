@@ -15,7 +15,7 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
@@ -1208,6 +1208,10 @@ def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
     """
+def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
+    """
+    exp, log or log1p of a float32 CPU tensor by the library's vectorised float32 functions (cpu/vec_math.h), in the CPU build that runs (cpu_isa()): for the tests of their accuracy.
+    """
 def arange(start: typing.Any, end: typing.Any = None, step: typing.Any = 1, *, dtype: typing.Any = None, device: typing.Any = None, requires_grad: builtins.bool = False) -> Tensor:
     """
     Values from start (inclusive) to end (exclusive) by step.
@@ -1242,7 +1246,11 @@ def cpu_size_class(nbytes: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
 def cross_entropy(input: typing.Any, target: typing.Any, reduction: typing.Any = 'mean', *, weight: typing.Any = None, ignore_index: typing.SupportsInt | typing.SupportsIndex = -100, label_smoothing: typing.SupportsFloat | typing.SupportsIndex = 0.0) -> Tensor:
     """
-    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
+    Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), or against probabilities (N, C) of the logits' dtype (soft labels; no gradient to them, the mean over rows), with optional class weights (C,) and label smoothing: one fused op and one autograd node (CrossEntropyBackward).
+    """
+def ctc_loss(log_probs: typing.Any, targets: typing.Any, input_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], target_lengths: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], blank: typing.SupportsInt | typing.SupportsIndex = 0, zero_infinity: builtins.bool = False) -> Tensor:
+    """
+    Per-sample CTC losses (N,) of log_probs (T, N, C) and int64 targets (N, S) padded or 1-D concatenated, with N input and N target lengths: one fused op (the alpha recursion in log space) and one autograd node (CtcLossBackward, the beta recursion). The reduction is F.ctc_loss's.
     """
 def default_generator() -> Generator:
     """

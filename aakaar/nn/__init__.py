@@ -15,7 +15,7 @@ from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
     HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
     MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
-    TripletMarginWithDistanceLoss,
+    TripletMarginWithDistanceLoss, CTCLoss,
 )
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401

@@ -237,7 +237,7 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
     return rows.reshape(tuple(input.shape) + (weight.shape[1],))
 
 
-# Every loss (cross_entropy, nll_loss, mse_loss, ... : PyTorch's full set but CTC) lives in
+# Every loss (cross_entropy, nll_loss, mse_loss, ..., ctc_loss: PyTorch's full set) lives in
 # functional_losses.py; they are part of this namespace as in torch.nn.functional.
 from .functional_losses import *  # noqa: E402,F401,F403
 from .functional_losses import __all__ as _loss_names  # noqa: E402

@@ -1,4 +1,4 @@
-"""Every loss of ``torch.nn.functional`` (but CTC), with PyTorch's argument names,
+"""Every loss of ``torch.nn.functional``, with PyTorch's argument names,
 defaults, reductions, checks and exception classes. ``aakaar.nn.functional``
 re-exports them; ``aakaar.nn.loss`` wraps each in a module.
 
@@ -7,10 +7,19 @@ backward, one autograd node; entries of the backend table, composed from
 ordinary ops on a device without them):
 
 * ``cross_entropy`` with class-index targets (any rank, weight, ignore_index,
-  label_smoothing): ``_C.cross_entropy`` on logits moved to (rows, C);
+  label_smoothing): ``_C.cross_entropy`` on logits moved to (rows, C); with
+  probability targets too, when neither they nor the weights need a gradient;
 * ``mse_loss``, ``l1_loss``, ``huber_loss``, ``smooth_l1_loss``,
   ``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``:
-  ``_C.pointwise_loss``, when neither the target nor a weight needs a gradient.
+  ``_C.pointwise_loss``, when neither the target nor a weight needs a gradient;
+* ``ctc_loss``: ``_C.ctc_loss``, the alpha recursion in log space forward and
+  the beta recursion backward (no composite: a device without the kernel raises
+  NotImplementedError).
+
+Every fused node can be differentiated twice (``create_graph=True``): its backward is
+written with recorded ops then, so a gradient of a gradient matches PyTorch's
+(tests/nn/test_losses_double_backward.py). The exception is ``ctc_loss``, whose
+gradient, as in PyTorch, raises RuntimeError when differentiated again.
 
 Everything else composes tensor ops, written the way PyTorch's own composite
 is (the same formula, so the same rounding), and the C++ autograd engine
@@ -26,6 +35,7 @@ the shapes.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable
 
 from .. import _C
@@ -37,7 +47,7 @@ __all__ = [
     "binary_cross_entropy", "binary_cross_entropy_with_logits", "huber_loss", "smooth_l1_loss",
     "margin_ranking_loss", "hinge_embedding_loss", "soft_margin_loss", "multilabel_soft_margin_loss",
     "multi_margin_loss", "cosine_embedding_loss", "triplet_margin_loss", "multilabel_margin_loss",
-    "triplet_margin_with_distance_loss", "pairwise_distance", "logsigmoid",
+    "triplet_margin_with_distance_loss", "pairwise_distance", "logsigmoid", "ctc_loss",
 ]
 
 _I64 = _C.dtype.int64
@@ -271,15 +281,17 @@ def _check_weight(weight: Tensor | None, C: int, fn: str) -> None:
         raise ArgumentError(f"{fn}(): weight must have shape ({C},), one value per class, got {_shape(weight)}")
 
 
-def _to_rows(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor]:
-    """(N, C, d1, ...) and (N, d1, ...) as (rows, C) and (rows,): the class dim moved last."""
+def _to_rows(input: Tensor, target: Tensor, probs: bool = False) -> tuple[Tensor, Tensor]:
+    """(N, C, d1, ...) and (N, d1, ...) as (rows, C) and (rows,): the class dim moved last
+    (probability targets, of the input's shape, moved like the input)."""
     if input.ndim == 1:
-        return input.unsqueeze(0), target.reshape(1)
+        return input.unsqueeze(0), (target.unsqueeze(0) if probs else target.reshape(1))
     if input.ndim == 2:
         return input, target
     C = input.shape[1]
     perm = [0] + list(range(2, input.ndim)) + [1]
-    return input.permute(*perm).reshape(-1, C), target.reshape(-1)
+    rows = target.permute(*perm).reshape(-1, C) if probs else target.reshape(-1)
+    return input.permute(*perm).reshape(-1, C), rows
 
 
 def _from_rows(loss: Tensor, input: Tensor) -> Tensor:
@@ -354,7 +366,10 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     logits viewed as (rows, C): per row the stable log-sum-exp (max, exp,
     sum) minus the target's logit, the class weights, ``ignore_index`` and
     label smoothing, and one autograd node that writes the whole gradient in
-    one pass. Probability targets compose ``log_softmax``, a product and a sum.
+    one pass. Probability targets take the same fused op (the loss
+    sum_c w_c q'_c (lse - x_c) per row, q' the smoothed probabilities, the mean over
+    rows) unless they or the weights need a gradient: then they compose
+    ``log_softmax``, a product and a sum.
     """
     fn = "cross_entropy"
     _check_tensor(input, fn)
@@ -374,6 +389,12 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
                                 "targets")
         C = input.shape[1] if input.ndim > 1 else input.shape[0]
         _check_weight(weight, C, fn)
+        if target.dtype == input.dtype and (weight is None or weight.dtype == input.dtype) and not _needs_grad(
+                target, weight):
+            # Fused: the same kernel and node as class indices, with the (rows, C) probabilities as target.
+            x, q = _to_rows(input, target, probs=True)
+            loss = _C.cross_entropy(x, q, red, weight=weight, label_smoothing=float(label_smoothing))
+            return _from_rows(loss, input) if red == "none" else loss
         return _cross_entropy_probs(input, target, weight, red, label_smoothing)
     if target.dtype.is_floating_point:
         raise DTypeError(f"cross_entropy(): target must be int64 class indices, got {target.dtype.name} (or class "
@@ -766,3 +787,72 @@ def triplet_margin_with_distance_loss(anchor: Tensor, positive: Tensor, negative
     if swap:
         d_neg = d_neg.minimum(dist(positive, negative))
     return _reduce((margin + d_pos - d_neg).clamp(min=0.0), red)
+
+
+# ---------------------------------------------------------------- sequences: CTC
+
+def _ctc_lengths(lengths: object, name: str) -> list[int]:
+    """input_lengths / target_lengths as a list of ints: a tensor of integers (any shape, as
+    PyTorch flattens it), or a tuple or list of ints."""
+    if isinstance(lengths, Tensor):
+        if lengths.dtype.is_floating_point or lengths.dtype == _C.dtype.bool:
+            raise DTypeError(f"ctc_loss(): {name} must be integral, got {lengths.dtype.name}")
+        return [int(v) for v in lengths.reshape(-1).tolist()]
+    if isinstance(lengths, (tuple, list)):
+        try:  # ints, or anything an int is read from exactly (numpy integers), as PyTorch's int lists
+            return [operator.index(v) for v in lengths]
+        except TypeError:
+            pass
+    raise TypeError(f"ctc_loss(): {name} must be a tensor of integers or a tuple/list of ints, got "
+                    f"{type(lengths).__name__}" + (f" {lengths!r}" if isinstance(lengths, (tuple, list)) else ""))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Tensor | list[int] | tuple[int, ...],
+             target_lengths: Tensor | list[int] | tuple[int, ...], blank: int = 0, reduction: str = "mean",
+             zero_infinity: bool = False) -> Tensor:
+    """Connectionist Temporal Classification loss: -log of the total probability of every
+    alignment of each target to its input frames.
+
+    ``log_probs`` is (T, N, C) (or (T, C) unbatched), log-probabilities such as
+    ``log_softmax(2)``; ``targets`` holds labels in [0, C) (converted to int64 as PyTorch does;
+    one outside the range is an IndexError, where PyTorch reads out of bounds), either
+    padded, (N, S) with S >= max(target_lengths), or concatenated, 1-D of length
+    sum(target_lengths); the lengths are tensors or tuples of N ints. 'mean' divides each
+    sample's loss by its target length (at least 1) and averages over the batch, as PyTorch.
+    ``zero_infinity`` turns the infinite loss of an impossible alignment (a target longer than
+    its input allows) and its gradient into 0.
+
+    One fused op of the core (``_C.ctc_loss``). Its gradient with respect to ``log_probs`` is
+    PyTorch's, exp(log_probs) - posterior: the gradient to the logits of the log_softmax that
+    made log_probs (equal to the true one after log_softmax's backward). It cannot be
+    differentiated twice (as in PyTorch): a second backward raises RuntimeError.
+    """
+    fn = "ctc_loss"
+    _check_tensor(log_probs, fn, "log_probs")
+    _check_tensor(targets, fn, "targets")
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction (ctc_loss() takes 'mean', 'sum' or "
+                         "'none')")
+    _check_float(log_probs, fn, "log_probs")
+    if targets.dtype != _I64:
+        # PyTorch converts any targets to int64 (floats truncated) before the kernel reads them.
+        targets = targets.to(_I64)
+    il = _ctc_lengths(input_lengths, "input_lengths")
+    tl = _ctc_lengths(target_lengths, "target_lengths")
+    if log_probs.ndim not in (2, 3):
+        raise ArgumentError(f"ctc_loss(): expected a 3-dimensional log_probs (T, N, C) or, unbatched, a "
+                            f"2-dimensional one (T, C), but got shape {_shape(log_probs)}")
+    if not _C._backend_fused_kernels(log_probs.device).get("ctc_loss", False):
+        raise NotImplementedError(f"ctc_loss(): no CTC kernel for device {log_probs.device}; move log_probs and "
+                                  "targets to the CPU (.cpu()) to compute it there")
+    batched = log_probs.ndim == 3
+    lp = log_probs if batched else log_probs.unsqueeze(1)
+    loss = _C.ctc_loss(lp, targets, il, tl, blank=int(blank), zero_infinity=bool(zero_infinity))
+    if reduction == "mean":
+        from ..creation import tensor
+        # PyTorch's divisor: each target length, at least 1 (an empty target's loss is not divided by 0)
+        lengths = tensor([float(max(v, 1)) for v in tl], dtype=loss.dtype, device=loss.device)
+        return (loss / lengths).mean()
+    if reduction == "sum":
+        return loss.sum()
+    return loss if batched else loss.squeeze(0)

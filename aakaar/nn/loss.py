@@ -18,7 +18,7 @@ __all__ = [
     "L1Loss", "MSELoss", "NLLLoss", "CrossEntropyLoss", "PoissonNLLLoss", "GaussianNLLLoss", "KLDivLoss", "BCELoss",
     "BCEWithLogitsLoss", "HuberLoss", "SmoothL1Loss", "MarginRankingLoss", "HingeEmbeddingLoss", "SoftMarginLoss",
     "MultiLabelSoftMarginLoss", "MultiMarginLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
-    "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss",
+    "MultiLabelMarginLoss", "TripletMarginWithDistanceLoss", "CTCLoss",
 ]
 
 
@@ -220,3 +220,16 @@ class TripletMarginWithDistanceLoss(_Loss):
         return F.triplet_margin_with_distance_loss(anchor, positive, negative,
                                                    distance_function=self.distance_function, margin=self.margin,
                                                    swap=self.swap, reduction=self.reduction)
+
+
+class CTCLoss(_Loss):
+    """The CTC loss of F.ctc_loss: ``CTCLoss(blank=0, reduction='mean', zero_infinity=False)``,
+    called as ``loss(log_probs, targets, input_lengths, target_lengths)``."""
+
+    def __init__(self, blank: int = 0, reduction: str = "mean", zero_infinity: bool = False):
+        super().__init__(None, None, reduction)
+        self.blank, self.zero_infinity = blank, zero_infinity
+
+    def forward(self, log_probs: Tensor, targets: Tensor, input_lengths, target_lengths) -> Tensor:
+        return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=self.blank,
+                          reduction=self.reduction, zero_infinity=self.zero_infinity)

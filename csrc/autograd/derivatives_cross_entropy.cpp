@@ -25,9 +25,28 @@ TensorPtr mul_num(const TensorPtr& a, double v) { return ops::binary_scalar(Bina
 // The formula with recorded ops, for create_graph and devices without the fused
 // kernel: softmax is differentiable, the one-hot and the weights are constants, and g
 // may itself require grad (a gradient of the gradient with respect to grad_output).
+// Probability targets q (N, C): g_i (p_ij S_i - w_j q'_ij), S_i = sum_c w_c q'_ic.
+TensorPtr cross_entropy_probs_backward_ops(const TensorPtr& g, const TensorPtr& x, const TensorPtr& q,
+                                           const TensorPtr& total, const TensorPtr& weight, double eps, Reduction r) {
+  const int64_t C = x->shape[1];
+  const TensorPtr p = ops::softmax(x, 1, false);
+  TensorPtr wq = eps > 0 ? ops::binary_scalar(BinaryOp::Add, mul_num(q, 1 - eps), Scalar::from_double(eps / double(C)), false)
+                         : q;
+  if (weight) wq = ops::binary(BinaryOp::Mul, wq, ops::unsqueeze(weight, 0));
+  const TensorPtr S = ops::sum(wq, ops::DimList{1}, true, std::nullopt);  // (N, 1)
+  const TensorPtr grad = ops::binary(BinaryOp::Sub, ops::binary(BinaryOp::Mul, p, S), wq);
+  TensorPtr gi = g;
+  if (r == Reduction::Mean)
+    gi = ops::binary(BinaryOp::Div, g, total);
+  else if (r == Reduction::None)
+    gi = ops::unsqueeze(g, 1);
+  return ops::binary(BinaryOp::Mul, grad, gi);
+}
+
 TensorPtr cross_entropy_backward_ops(const TensorPtr& g, const TensorPtr& x, const TensorPtr& t,
                                      const TensorPtr& total, const TensorPtr& weight, int64_t ignore_index,
                                      double eps, Reduction r) {
+  if (is_floating(t->dtype)) return cross_entropy_probs_backward_ops(g, x, t, total, weight, eps, r);
   const int64_t N = x->shape[0], C = x->shape[1];
   const TensorPtr p = ops::softmax(x, 1, false);
   const TensorPtr keep = ops::binary_scalar(BinaryOp::Ne, t, Scalar::from_int(ignore_index), false);
@@ -80,7 +99,8 @@ void record_cross_entropy(const TensorPtr& loss, const TensorPtr& x, const Tenso
            const TensorPtr& e = s[2];
            TensorPtr grad = Tensor::empty(e->shape, e->dtype, e->device());
            const TensorPtr gc = r == Reduction::None ? ops::contiguous(g0) : g0;
-           const CrossEntropyOptions o{w.get(), ignore_index, label_smoothing};
+           const bool probs = is_floating(s[1]->dtype);
+           const CrossEntropyOptions o{w.get(), ignore_index, label_smoothing, probs ? s[1].get() : nullptr};
            be.cross_entropy_backward(*grad, *gc, *s[1], *e, *s[3], *s[4], r, o);
            return TensorList{grad};
          });

@@ -56,9 +56,26 @@ struct CrossEntropyOptions {
   const Tensor* weight = nullptr;  // (C,) contiguous class weights of the logits' dtype, or null (all 1)
   int64_t ignore_index = -100;     // rows whose target equals it count for nothing
   double label_smoothing = 0;      // eps: the target is (1 - eps) onehot + eps / C
+  // Probability targets ("soft labels"): (N, C) contiguous, of the logits' dtype. When given, t is
+  // not read and row i's target is (1 - eps) q_i + eps / C instead of the smoothed one-hot:
+  //   loss_i = sum_c w_c q'_ic (lse_i - x_ic),  q' = (1 - eps) q + eps / C,
+  // total gets N (PyTorch's mean over rows, whatever the weights), and the backward is
+  //   grad[i, j] = g_i (p_ij sum_c w_c q'_ic - w_j q'_ij).
+  const Tensor* target_probs = nullptr;
 };
 // The losses of one element each (backend entries pointwise_loss and pointwise_loss_backward).
 enum class PointwiseLoss : int8_t { MSE, L1, Huber, SmoothL1, BCE, BCEWithLogits };
+// The lengths and options of a batch of CTC losses (backend entries ctc_loss and
+// ctc_loss_backward). Every tensor is int64, (N,), contiguous, on the loss's device;
+// the op has checked 0 <= input_lengths[n] <= T, 0 <= target_lengths[n], and that
+// every label sample n reads, targets[target_offsets[n] + s] for s < target_lengths[n], exists.
+struct CtcLossArgs {
+  const Tensor* input_lengths = nullptr;
+  const Tensor* target_lengths = nullptr;
+  const Tensor* target_offsets = nullptr;  // where sample n's labels start in the flat targets
+  int64_t blank = 0;
+  bool zero_infinity = false;  // backward: a sample whose loss is +inf gets a zero gradient
+};
 // The activation a fused Linear applies to its output.
 enum class LinearActivation : int8_t { None, ReLU };
 
@@ -191,6 +208,22 @@ struct Backend {
   void (*pointwise_loss_backward)(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
                                   const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
                                   double param, Reduction r) = nullptr;
+
+  // ---- CTC loss (Graves et al. 2006): the forward-backward recursion in log space. ----
+  // log_probs (T, N, C) contiguous float32/float64; targets a contiguous 1-D int64 tensor of
+  // labels (padded rows flattened, or PyTorch's concatenated layout), read through a.target_offsets.
+  // nll (N,) gets -log p(target_n | x_n) (+inf where no alignment exists, 0 for an empty
+  // input and target); log_alpha (N, T, 2 S + 1), S the largest target length, gets the
+  // forward variables, log alpha_t(s) over the extended target (blank, l1, blank, ..., blank);
+  // entries past sample n's input length or 2 L_n + 1 are left unset.
+  void (*ctc_loss)(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+                   const CtcLossArgs& a) = nullptr;
+  // grad (T, N, C) = g[n] (exp(lp[t, n, c]) - exp(log sum_{s: l'(s) = c} alpha_t(s) beta_t(s) + nll[n] - lp))
+  // for t < input_lengths[n] (PyTorch's formula: the gradient to the logits of a log_softmax that
+  // produced lp), 0 beyond, and 0 for the whole sample where a.zero_infinity and nll[n] is +inf.
+  // g (N,) contiguous; nll and log_alpha as the forward filled them; the betas are computed here.
+  void (*ctc_loss_backward)(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
+                            const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a) = nullptr;
 };
 // [[/book:backend_table]]
 

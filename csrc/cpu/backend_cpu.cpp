@@ -192,7 +192,9 @@ const Backend kCpuBackend{
     linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select,
     optimizer_step,
     // fused pointwise losses (losses branch)
-    pointwise_loss, pointwise_loss_backward};
+    pointwise_loss, pointwise_loss_backward,
+    // CTC loss (losses branch)
+    ctc_loss, ctc_loss_backward};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }

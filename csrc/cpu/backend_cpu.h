@@ -25,5 +25,13 @@ void pointwise_loss(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, c
 void pointwise_loss_backward(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
                              const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
                              double param, Reduction r);
+// out[k] = exp, log or log1p (which = 0, 1, 2) of x[k] by vec_math.h's float32 functions, in
+// the build isa() chose (cpu/fused/pointwise_loss.cpp): for the tests of their accuracy.
+void vec_math_f32(int which, int64_t n, const float* x, float* out);
+// CTC loss, forward and backward (cpu/fused/ctc_loss.cpp).
+void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+              const CtcLossArgs& a);
+void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
+                       const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a);
 
 }  // namespace aakaar::cpu

@@ -1,11 +1,12 @@
-// Branch-free float32 exp, sigmoid and tanh that the compiler vectorises.
+// Branch-free float32 exp, log, log1p, sigmoid and tanh that the compiler vectorises.
 //
 // std::exp is a library call the compiler cannot vectorise, so a loop of it
 // runs one element at a time. These versions are plain arithmetic (a range
 // reduction, a polynomial and an exponent built from bits), so in a loop over
 // a contiguous array GCC emits 8-wide AVX2 code. Accuracy: within 2 ulp of
 // the correctly rounded result over the whole float range; overflow gives
-// inf, underflow 0, NaN stays NaN.
+// inf, underflow 0, NaN stays NaN; log and log1p give -inf at 0 (and at -1),
+// NaN below. (tests/cpu/test_vec_math.py measures the ulps against numpy.)
 #pragma once
 #include <cmath>
 #include <cstdint>
@@ -73,6 +74,59 @@ AK_VEC_INLINE float exp_f32(float x) {
   return x != x ? x : y;
 }
 // [[/book:exp_f32]]
+
+// [[book:log_f32]]
+AK_VEC_INLINE float log_f32(float x) {
+  // log(x) = e ln 2 + log(m) with x = m 2^e, m in [sqrt(1/2), sqrt(2)): the
+  // exponent and mantissa come straight from the bits. A denormal x is first
+  // scaled by 2^23 so that its mantissa is normalised.
+  const bool tiny = x < 1.17549435e-38f;
+  const float xs = tiny ? x * 8388608.0f : x;
+  uint32_t bits;
+  std::memcpy(&bits, &xs, sizeof bits);
+  const int32_t e = static_cast<int32_t>((bits >> 23) & 0xffu) - 126;  // xs = m 2^e, m in [0.5, 1)
+  bits = (bits & 0x007fffffu) | 0x3f000000u;
+  float m;
+  std::memcpy(&m, &bits, sizeof m);
+  const bool low = m < 0.707106781186547524f;
+  const float f = low ? m + m - 1.0f : m - 1.0f;  // exact: m is in [0.5, 1)
+  const float ef = static_cast<float>(e - (low ? 1 : 0)) - (tiny ? 23.0f : 0.0f);
+  // log(1 + f) = f - f^2/2 + f^3 P(f) on [sqrt(1/2) - 1, sqrt(2) - 1] (Cephes logf).
+  const float z = f * f;
+  float p = 7.0376836292e-2f;
+  p = AK_FMA(p, f, -1.1514610310e-1f);
+  p = AK_FMA(p, f, 1.1676998740e-1f);
+  p = AK_FMA(p, f, -1.2420140846e-1f);
+  p = AK_FMA(p, f, 1.4249322787e-1f);
+  p = AK_FMA(p, f, -1.6668057665e-1f);
+  p = AK_FMA(p, f, 2.0000714765e-1f);
+  p = AK_FMA(p, f, -2.4999993993e-1f);
+  p = AK_FMA(p, f, 3.3333331174e-1f);
+  float y = p * f * z;
+  // e ln 2 with ln 2 split in two, the small part added first (no rounding of e * 0.693359375).
+  y = AK_FMA(ef, -2.12194440e-4f, y);
+  y = AK_FMA(z, -0.5f, y);
+  float r = f + y;
+  r = AK_FMA(ef, 0.693359375f, r);
+  // Special values: the bit tricks above give garbage for them, replaced here.
+  r = x == std::numeric_limits<float>::infinity() ? x : r;
+  r = x == 0.0f ? -std::numeric_limits<float>::infinity() : r;
+  r = x < 0.0f ? std::numeric_limits<float>::quiet_NaN() : r;
+  return x != x ? x : r;
+}
+// [[/book:log_f32]]
+
+// log(1 + x), accurate for small x too: u = 1 + x rounds, but its rounding
+// error x - (u - 1) is exact, and log(1 + x) = log(u) + (x - (u - 1)) / u to
+// first order in that tiny error (Kahan's trick; for |x| < 2^-24, u = 1 and
+// the result is x itself).
+AK_VEC_INLINE float log1p_f32(float x) {
+  const float u = 1.0f + x;
+  const bool normal = u > 0.0f && u < std::numeric_limits<float>::infinity();
+  const float c = (x - (u - 1.0f)) / (normal ? u : 1.0f);
+  const float r = log_f32(u) + (normal ? c : 0.0f);
+  return x != x ? x : r;
+}
 
 AK_VEC_INLINE float sigmoid_f32(float x) { return 1.0f / (1.0f + exp_f32(-x)); }
 

@@ -8,6 +8,12 @@
 // ranks (N, C, d1, ...) reach it as (N d1 ..., C) rows: F.cross_entropy moves the
 // class dim last.)
 //
+// Probability targets q (N, C) (soft labels, a floating target of the logits' shape) give
+//
+//   loss_i = sum_c w_c q'_ic (lse_i - x_ic),  q' = (1 - eps) q + eps / C,
+//
+// and the mean divides by N (PyTorch's rule for probabilities, whatever the weights).
+//
 // A device whose backend has the fused kernel (the CPU's is in
 // cpu/fused/cross_entropy.cpp) computes it in three passes and one autograd
 // node, keeping exp(x - max) and 1 / sum per row for a one-multiply backward
@@ -28,10 +34,18 @@ void check_cross_entropy_args(const TensorPtr& x, const TensorPtr& t, const Tens
            shape_str(x->shape));
   AK_CHECK(is_floating(x->dtype), TypeError, "cross_entropy(): input must be float32 or float64 logits, got ",
            dtype_name(x->dtype));
-  AK_CHECK(t->dtype == DType::Int64, TypeError, "cross_entropy(): target must be int64 class indices, got ",
-           dtype_name(t->dtype));
-  AK_CHECK(t->ndim() == 1 && t->shape[0] == x->shape[0], ValueError, "cross_entropy(): target shape ",
-           shape_str(t->shape), " does not match input batch size ", x->shape[0]);
+  if (is_floating(t->dtype)) {
+    AK_CHECK(t->shape == x->shape, ValueError, "cross_entropy(): probability target shape ", shape_str(t->shape),
+             " does not match input shape ", shape_str(x->shape));
+    AK_CHECK(t->dtype == x->dtype, TypeError, "cross_entropy(): probability targets must have the input's dtype ",
+             dtype_name(x->dtype), ", got ", dtype_name(t->dtype));
+  } else {
+    AK_CHECK(t->dtype == DType::Int64, TypeError,
+             "cross_entropy(): target must be int64 class indices or floating probabilities, got ",
+             dtype_name(t->dtype));
+    AK_CHECK(t->ndim() == 1 && t->shape[0] == x->shape[0], ValueError, "cross_entropy(): target shape ",
+             shape_str(t->shape), " does not match input batch size ", x->shape[0]);
+  }
   check_same_device(x, t, "cross_entropy");
   AK_CHECK(eps >= 0 && eps <= 1, ValueError, "cross_entropy(): label_smoothing must be between 0.0 and 1.0, got ",
            eps);
@@ -60,6 +74,23 @@ void check_targets(const TensorPtr& t, int64_t C, int64_t ignore_index) {
 }
 
 TensorPtr num(double v, const TensorPtr& like) { return wrap_scalar(Scalar::from_double(v), like); }
+
+// Probability targets from ordinary ops: -sum_c w_c q'_ic log_softmax(x)_ic, the mean over rows.
+TensorPtr cross_entropy_probs_composite(const TensorPtr& x, const TensorPtr& q, Reduction r,
+                                        const TensorPtr& weight, double eps) {
+  const int64_t N = x->shape[0], C = x->shape[1];
+  TensorPtr qs = q;
+  if (eps > 0)
+    qs = binary_scalar(BinaryOp::Add, binary_scalar(BinaryOp::Mul, q, Scalar::from_double(1 - eps), false),
+                       Scalar::from_double(eps / static_cast<double>(C)), false);
+  TensorPtr terms = binary(BinaryOp::Mul, softmax(x, 1, true), qs);
+  if (weight) terms = binary(BinaryOp::Mul, terms, unsqueeze(weight, 0));
+  const TensorPtr loss = unary(UnaryOp::Neg, sum(terms, DimList{1}, false, std::nullopt));
+  if (r == Reduction::None) return loss;
+  const TensorPtr total = sum(loss, std::nullopt, false, std::nullopt);
+  if (r == Reduction::Sum) return total;
+  return binary_scalar(BinaryOp::Div, total, Scalar::from_double(static_cast<double>(N)), false);  // 0/0: NaN
+}
 
 // Devices without a fused kernel get the same function from ordinary ops,
 // each of which records its own backward.
@@ -92,18 +123,23 @@ TensorPtr cross_entropy(const TensorPtr& x, const TensorPtr& t, Reduction r, con
                         int64_t ignore_index, double label_smoothing) {
   check_cross_entropy_args(x, t, weight, label_smoothing);
   const int64_t N = x->shape[0], C = x->shape[1];
-  check_targets(t, C, ignore_index);
+  const bool probs = is_floating(t->dtype);
+  if (!probs) check_targets(t, C, ignore_index);
   const Backend& be = backend(x->device());
-  if (!be.cross_entropy) return cross_entropy_composite(x, t, r, weight, ignore_index, label_smoothing);
+  if (!be.cross_entropy)
+    return probs ? cross_entropy_probs_composite(x, t, r, weight, label_smoothing)
+                 : cross_entropy_composite(x, t, r, weight, ignore_index, label_smoothing);
+  // Probability targets get no gradient here (F.cross_entropy composes when they need one).
+  const TensorPtr q = probs ? contiguous(autograd::detach(t)) : nullptr;
   // Class weights get no gradient (as in PyTorch): the kernel reads a contiguous copy outside the graph.
   const TensorPtr w = weight ? contiguous(autograd::detach(weight)) : nullptr;
   TensorPtr loss = Tensor::empty(r == Reduction::None ? Shape{N} : Shape{}, x->dtype, x->device());
   TensorPtr e = Tensor::empty({N, C}, x->dtype, x->device()), inv = Tensor::empty({N}, x->dtype, x->device());
   TensorPtr total = Tensor::empty({}, x->dtype, x->device());
-  const CrossEntropyOptions o{w.get(), ignore_index, label_smoothing};
-  be.cross_entropy(*loss, *e, *inv, *total, *x, *t, r, o);
+  const CrossEntropyOptions o{w.get(), ignore_index, label_smoothing, q.get()};
+  be.cross_entropy(*loss, *e, *inv, *total, *x, probs ? *q : *t, r, o);
   if (autograd::should_record({&x}))
-    autograd::record_cross_entropy(loss, x, t, e, inv, total, w, ignore_index, label_smoothing, r);
+    autograd::record_cross_entropy(loss, x, probs ? q : t, e, inv, total, w, ignore_index, label_smoothing, r);
   return loss;
 }
 

@@ -147,6 +147,15 @@ TensorPtr cross_entropy(const TensorPtr& logits, const TensorPtr& target, Reduct
 TensorPtr pointwise_loss(PointwiseLoss kind, const TensorPtr& x, const TensorPtr& t, const TensorPtr& weight,
                          const TensorPtr& pos_weight, double param, Reduction r);
 
+// ---- the CTC loss (ctc_loss.cpp) ----
+// -log p(target_n | log_probs[:, n]) per sample, (N,), for log_probs (T, N, C) float and int64
+// targets (N, S) padded or 1-D concatenated (sum of target_lengths); input_lengths and
+// target_lengths hold N lengths each. zero_infinity replaces an infinite loss (no alignment
+// exists) by 0 and its gradient by 0. One op and one autograd node (CtcLossBackward); the
+// reduction is the caller's (F.ctc_loss). RuntimeError on a device without the fused kernel.
+TensorPtr ctc_loss(const TensorPtr& log_probs, const TensorPtr& targets, const std::vector<int64_t>& input_lengths,
+                   const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity);
+
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);
 // IndexError for a 0-d tensor given to an op that needs at least one dim.

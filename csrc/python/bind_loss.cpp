@@ -3,11 +3,15 @@
 //   cross_entropy(input, target, reduction="mean" | "sum" | "none", *, weight=None, ignore_index=-100,
 //                 label_smoothing=0.0)
 //   pointwise_loss(kind, input, target, reduction, param=0.0, weight=None, pos_weight=None)
+//   ctc_loss(log_probs, targets, input_lengths, target_lengths, blank=0, zero_infinity=False)
 //
-// Bindings only: the ops are csrc/ops/cross_entropy.cpp and csrc/ops/pointwise_loss.cpp.
+// Bindings only: the ops are csrc/ops/cross_entropy.cpp, csrc/ops/pointwise_loss.cpp and
+// csrc/ops/ctc_loss.cpp.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
 #include "core/error.h"
+#include "cpu/backend_cpu.h"
 #include "ops/ops.h"
 #include "python/convert.h"
 
@@ -57,7 +61,8 @@ void bind_loss(py::module_& m) {
   }, py::arg("input"), py::arg("target"), py::arg("reduction") = "mean", py::kw_only(), py::arg("weight") = py::none(),
      py::arg("ignore_index") = -100, py::arg("label_smoothing") = 0.0,
      "Softmax cross-entropy of logits (N, C) against int64 class indices (N,) in [0, C) (or ignore_index), "
-     "with optional class weights (C,) and label smoothing: one fused op and one autograd node "
+     "or against probabilities (N, C) of the logits' dtype (soft labels; no gradient to them, the mean over "
+     "rows), with optional class weights (C,) and label smoothing: one fused op and one autograd node "
      "(CrossEntropyBackward).");
   m.def("pointwise_loss", [](const std::string& kind, py::handle x, py::handle t, py::handle reduction,
                              double param, py::handle weight, py::handle pos_weight) {
@@ -71,4 +76,26 @@ void bind_loss(py::module_& m) {
      py::arg("weight") = py::none(), py::arg("pos_weight") = py::none(),
      "A pointwise loss ('mse', 'l1', 'huber', 'smooth_l1', 'bce', 'bce_with_logits') of input and target (same "
      "shape and dtype) as one fused op with one autograd node; param is Huber's delta or SmoothL1's beta.");
+  m.def("ctc_loss", [](py::handle log_probs, py::handle targets, const std::vector<int64_t>& input_lengths,
+                       const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity) {
+    return ops::ctc_loss(tensor_arg(log_probs, "ctc_loss", "log_probs"), tensor_arg(targets, "ctc_loss", "targets"),
+                         input_lengths, target_lengths, blank, zero_infinity);
+  }, py::arg("log_probs"), py::arg("targets"), py::arg("input_lengths"), py::arg("target_lengths"),
+     py::arg("blank") = 0, py::arg("zero_infinity") = false,
+     "Per-sample CTC losses (N,) of log_probs (T, N, C) and int64 targets (N, S) padded or 1-D concatenated, "
+     "with N input and N target lengths: one fused op (the alpha recursion in log space) and one autograd "
+     "node (CtcLossBackward, the beta recursion). The reduction is F.ctc_loss's.");
+  m.def("_vec_math_f32", [](const std::string& name, py::handle x) {
+    const int which = name == "exp" ? 0 : name == "log" ? 1 : name == "log1p" ? 2 : -1;
+    AK_CHECK(which >= 0, ValueError, "_vec_math_f32(): name must be 'exp', 'log' or 'log1p', got '", name, "'");
+    const TensorPtr t = tensor_arg(x, "_vec_math_f32", "x");
+    AK_CHECK(t->dtype == DType::Float32 && t->device() == Device{}, TypeError,
+             "_vec_math_f32(): x must be a float32 CPU tensor");
+    const TensorPtr in = ops::contiguous(t);
+    TensorPtr out = Tensor::empty(in->shape, DType::Float32);
+    cpu::vec_math_f32(which, in->numel(), in->data<float>(), out->data<float>());
+    return out;
+  }, py::arg("name"), py::arg("x"),
+     "exp, log or log1p of a float32 CPU tensor by the library's vectorised float32 functions (cpu/vec_math.h), "
+     "in the CPU build that runs (cpu_isa()): for the tests of their accuracy.");
 }

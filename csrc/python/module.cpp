@@ -148,6 +148,7 @@ PYBIND11_MODULE(_C, m) {
     has["lerp_scalar"] = be.lerp_scalar != nullptr;
     has["optimizer_step"] = be.optimizer_step != nullptr;
     has["pointwise_loss"] = be.pointwise_loss != nullptr && be.pointwise_loss_backward != nullptr;
+    has["ctc_loss"] = be.ctc_loss != nullptr && be.ctc_loss_backward != nullptr;
     return has;
   }, py::arg("device"),
         "Which fused kernels the device's backend table has (the others are composed from primitives there).");

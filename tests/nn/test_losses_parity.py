@@ -219,8 +219,31 @@ def test_cross_entropy_probability_targets(shape, reduction, dtype):
     p = p / p.sum(axis=cdim, keepdims=True)
     C = shape[cdim]
     for kw in ({}, {"weight": rng.random(C)}, {"label_smoothing": 0.25}, {"weight": rng.random(C), "label_smoothing": 0.1}):
-        r = _run(F.cross_entropy, TF.cross_entropy, [x, p], [0, 1], dtype, reduction, **kw)
-        _compare(*r, dtype, f"probs {kw}")
+        # the fused op (gradient to the input only) and the composite (to the target too)
+        for grad_idx in ([0], [0, 1]):
+            r = _run(F.cross_entropy, TF.cross_entropy, [x, p], grad_idx, dtype, reduction, **kw)
+            _compare(*r, dtype, f"probs {kw} grad_idx={grad_idx}")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_probability_targets_fused_extremes(reduction, dtype):
+    # Soft labels through the fused node: logits of +-1e4 (finite loss and gradient, as torch),
+    # one-hot rows, a row of zeros, and an empty batch.
+    rng = np.random.default_rng(22)
+    x = rng.standard_normal((6, 5)) * 3
+    x[0] = [1e4, -1e4, 0, 5e3, -5e3]
+    p = rng.random((6, 5))
+    p /= p.sum(1, keepdims=True)
+    p[1] = [0, 0, 1, 0, 0]
+    p[2] = 0
+    for kw in ({}, {"weight": rng.random(5) + 0.1, "label_smoothing": 0.3}):
+        r = _run(F.cross_entropy, TF.cross_entropy, [x, p], [0], dtype, reduction, **kw)
+        assert r[0].grad_fn.name() == "CrossEntropyBackward"
+        _compare(*r, dtype, f"fused probs {kw}")
+    e = np.zeros((0, 5))
+    r = _run(F.cross_entropy, TF.cross_entropy, [e, e.copy()], [0], dtype, reduction)
+    _compare(*r, dtype, "empty batch")
 
 
 @pytest.mark.parametrize("reduction", REDUCTIONS)

@@ -30,6 +30,11 @@
 //
 //   grad_x[i, j] = g_i (p_ij a_i - eps w_j / C) - g_i (1 - eps) w[t_i] [j == t_i],
 //   a_i = (1 - eps) w[t_i] + eps W / C,  W = sum_c w_c.
+//
+// Probability targets q (soft labels, CrossEntropyOptions::target_probs) take the
+// same passes: the loss of row i is sum_c w_c q'_ic (lse_i - x_ic), q' = (1 - eps) q
+// + eps / C, a sum of non-negative terms (no cancellation however large the
+// logits), and the gradient g_i (p_ij sum_c w_c q'_ic - w_j q'_ij), one pass again.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -97,6 +102,7 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
     for (int64_t j = 0; j < C; ++j) acc += static_cast<double>(W[j]);
     Wsum = static_cast<T>(acc);
   }
+  const T* P = o.target_probs ? o.target_probs->data<T>() : nullptr;  // (N, C) contiguous
   T* E = e.data<T>();
   T* M = inv.data<T>();  // the row maxima, until the last pass replaces them by 1 / sum
   const int64_t grain = row_grain(C);
@@ -114,8 +120,20 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
     for (int64_t i = b; i < end; ++i) {
       const T sum = row_sum(E + i * C, C);
       const T lse = std::log(sum);  // logsumexp(x_i) - m_i
-      const int64_t c = tp[i * ts];
       T li = 0;
+      if (P) {
+        // sum_c w_c q'_c (lse - (x_c - m)): every term >= 0
+        const T* q = P + i * C;
+        double acc = 0;
+        for (int64_t j = 0; j < C; ++j) {
+          const double qj = static_cast<double>((T(1) - eps) * q[j] + eps / static_cast<T>(C));
+          acc += static_cast<double>(W ? W[j] : T(1)) * qj * static_cast<double>(lse - (X[i * rs + j * cs] - M[i]));
+        }
+        L[i * ls] = static_cast<T>(acc);
+        M[i] = T(1) / sum;
+        continue;
+      }
+      const int64_t c = tp[i * ts];
       if (c != ignore) {
         li = lse - (X[i * rs + c * cs] - M[i]);  // log-sum-exp minus the target logit
         if (W) li *= W[c];
@@ -131,8 +149,8 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
       M[i] = T(1) / sum;
     }
   });
-  double kept = 0;  // sum of w[t_i] over the rows not ignored
-  for (int64_t i = 0; i < N; ++i) {
+  double kept = P ? static_cast<double>(N) : 0;  // the mean's divisor: the rows (probabilities), else
+  for (int64_t i = 0; i < N && !P; ++i) {         // the sum of w[t_i] over the rows not ignored
     const int64_t c = tp[i * ts];
     if (c != ignore) kept += W ? static_cast<double>(W[c]) : 1.0;
   }
@@ -170,6 +188,21 @@ void smoothed_row(int64_t C, const T* __restrict e, T inv, T g, int64_t target, 
   out[target] -= g * (T(1) - eps) * wt;
 }
 
+// A row with probability targets q: g (p_j S - w_j q'_j), S = sum_c w_c q'_c.
+template <typename T>
+void soft_target_row(int64_t C, const T* __restrict e, T inv, T g, const T* __restrict q, const T* __restrict w,
+                     T eps, T* __restrict out) {
+  const T a = T(1) - eps, b = eps / static_cast<T>(C);
+  T S = 0;
+  for (int64_t j = 0; j < C; ++j) S += (w ? w[j] : T(1)) * (a * q[j] + b);
+  const T scale = inv * g * S;
+  if (w) {
+    for (int64_t j = 0; j < C; ++j) out[j] = e[j] * scale - g * w[j] * (a * q[j] + b);
+  } else {
+    for (int64_t j = 0; j < C; ++j) out[j] = e[j] * scale - g * (a * q[j] + b);
+  }
+}
+
 template <typename T>
 void cross_entropy_backward_impl(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e,
                                  const Tensor& inv, const Tensor& total, Reduction r, const CrossEntropyOptions& o) {
@@ -193,8 +226,14 @@ void cross_entropy_backward_impl(const Tensor& grad, const Tensor& g, const Tens
                       ? static_cast<T>(static_cast<double>(G[0]) / static_cast<double>(*total.data<T>()))
                       : G[0];
   T* out = grad.data<T>();
+  const T* P = o.target_probs ? o.target_probs->data<T>() : nullptr;
   parallel_for(0, N, row_grain(C), [&](int64_t b, int64_t end) {
     for (int64_t i = b; i < end; ++i) {
+      if (P) {
+        soft_target_row<T>(C, E + i * C, I[i], r == Reduction::None ? G[i * gs] : g_all, P + i * C, W, eps,
+                           out + i * C);
+        continue;
+      }
       const int64_t c = tp[i * ts];
       T* row = out + i * C;
       if (c == o.ignore_index) {
