@@ -2,7 +2,10 @@
 // no elements) and how one more element joins the accumulator. One definition
 // for the CPU (csrc/cpu/reduce.cpp) and the CUDA kernels (csrc/cuda/reduce_ops.cu),
 // so both devices give the same answers: max/min propagate NaN like PyTorch
-// (once the accumulator is NaN nothing replaces it), all/any are logical.
+// (once the accumulator is NaN nothing replaces it), all/any are logical,
+// and integer sums and products wrap around as PyTorch's do (two's
+// complement) with defined arithmetic (py_arith::wrap_add / wrap_mul): a
+// signed overflow is undefined behaviour in C++.
 // Internal linkage, as in py_arith.h.
 #pragma once
 #include <limits>
@@ -10,6 +13,7 @@
 
 #include "core/backend.h"
 #include "core/host_device.h"
+#include "core/py_arith.h"
 
 namespace aakaar::reduce_semantics {
 namespace {
@@ -34,10 +38,10 @@ AK_HD T combine(ReduceOp op, T acc, T x) {
   switch (op) {
     case ReduceOp::Sum:
       if constexpr (std::is_same_v<T, bool>) return acc || x;
-      else return static_cast<T>(acc + x);
+      else return py_arith::wrap_add(acc, x);
     case ReduceOp::Prod:
       if constexpr (std::is_same_v<T, bool>) return acc && x;
-      else return static_cast<T>(acc * x);
+      else return py_arith::wrap_mul(acc, x);
     case ReduceOp::Max: return (x > acc || x != x) ? x : acc;
     case ReduceOp::Min: return (x < acc || x != x) ? x : acc;
     case ReduceOp::All: return static_cast<T>(acc != T(0) && x != T(0));

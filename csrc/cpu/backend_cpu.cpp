@@ -87,7 +87,7 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
             T* o = reinterpret_cast<T*>(p[0] + i * s[0] + k * step);
             const T v = *reinterpret_cast<const T*>(p[2] + i * s[2]);
             if constexpr (std::is_same_v<T, bool>) *o = add ? (*o || v) : v;
-            else *o = add ? static_cast<T>(*o + v) : v;
+            else *o = add ? py_arith::wrap_add(*o, v) : v;  // integers wrap as in PyTorch, defined
           }
         },
         std::numeric_limits<int64_t>::max());  // one thread: indices may collide

@@ -4,6 +4,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/py_arith.h"
 #include "core/reduce_semantics.h"
 #include "cpu/backend_cpu.h"
 #include "cpu/isa.h"
@@ -90,8 +91,8 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in) {
       for (int64_t j = b; j < e; ++j) o[j] = r.identity();
       for (int64_t i = 0; i < outer; ++i) {
         const T* row = x + i * inner;
-        if (op == ReduceOp::Sum)
-          for (int64_t j = b; j < e; ++j) o[j] += row[j];
+        if (op == ReduceOp::Sum)  // (wrap_add: plain + for floats, defined wrapping for integers)
+          for (int64_t j = b; j < e; ++j) o[j] = py_arith::wrap_add(o[j], row[j]);
         else
           for (int64_t j = b; j < e; ++j) o[j] = r.combine(o[j], row[j]);
       }
@@ -209,7 +210,8 @@ void cumsum_typed(const Tensor& out, const Tensor& in, int64_t dim) {
       const T* x = reinterpret_cast<const T*>(p[1] + i * s[1]);
       T* y = reinterpret_cast<T*>(p[0] + i * s[0]);
       T acc = 0;
-      for (int64_t k = 0; k < n; ++k) y[k * so] = acc = static_cast<T>(acc + x[k * si]);
+      // Integers wrap around as PyTorch's do, with defined arithmetic.
+      for (int64_t k = 0; k < n; ++k) y[k * so] = acc = py_arith::wrap_add(acc, x[k * si]);
     }
   }, std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)));
 }

@@ -351,7 +351,7 @@ __global__ void cumsum_thread_per_row(StridedIter<2> outer, int64_t rows, int64_
     int64_t o[2];
     offsets_of(outer, row, o);
     T acc = 0;
-    for (int64_t k = 0; k < n; ++k) out[o[0] + k * sy] = acc = static_cast<T>(acc + in[o[1] + k * sx]);
+    for (int64_t k = 0; k < n; ++k) out[o[0] + k * sy] = acc = py_arith::wrap_add(acc, in[o[1] + k * sx]);  // integers wrap, defined
   }
 }
 

@@ -2,6 +2,7 @@
 // random functions.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "ops/ops.h"
@@ -33,6 +34,33 @@ TensorPtr arange(double start, double end, double step, DType dtype, Device devi
   double* p = t->data<double>();
   for (int64_t i = 0; i < n; ++i) p[i] = start + i * step;
   return to_device(to_dtype(t, dtype), device);
+}
+
+// arange over int64 arguments, exactly: the double path above cannot tell
+// 2^62 from 2^62 + 1. The span |end - start| and |step| are computed as
+// unsigned 64-bit numbers, where every difference of two int64 fits and
+// nothing overflows, so arange(-2**63, 2**63 - 1, 2**62) has its four values.
+// (PyTorch computes end - start + step in int64, which overflows there: it
+// returns an empty tensor for that call and refuses arange(0, 2**63 - 1, 2**62)
+// as "invalid size"; we give the mathematically right answer instead.)
+TensorPtr arange_int(int64_t start, int64_t end, int64_t step, DType dtype, Device device) {
+  AK_CHECK(step != 0, ValueError, "arange: step must be nonzero");
+  AK_CHECK((step > 0 && end >= start) || (step < 0 && end <= start), ValueError,
+           "arange: upper bound and step sign are inconsistent (start=", start, ", end=", end, ", step=", step, ")");
+  const uint64_t span = step > 0 ? static_cast<uint64_t>(end) - static_cast<uint64_t>(start)
+                                 : static_cast<uint64_t>(start) - static_cast<uint64_t>(end);
+  const uint64_t mag = step > 0 ? static_cast<uint64_t>(step) : uint64_t(0) - static_cast<uint64_t>(step);
+  const uint64_t count = span / mag + (span % mag != 0 ? 1 : 0);
+  AK_CHECK(count <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()), ValueError, "arange: start=", start,
+           ", end=", end, ", step=", step, " would give more than 2^63 - 1 elements");
+  const int64_t n = static_cast<int64_t>(count);
+  TensorPtr t = Tensor::empty({n}, DType::Int64);
+  int64_t* p = t->data<int64_t>();
+  // start + i * step stays within [start, end) for every i < n; computed in
+  // uint64 (defined wrapping) and converted back, it is that exact value.
+  for (int64_t i = 0; i < n; ++i)
+    p[i] = static_cast<int64_t>(static_cast<uint64_t>(start) + static_cast<uint64_t>(i) * static_cast<uint64_t>(step));
+  return to_device(dtype == DType::Int64 ? t : to_dtype(t, dtype), device);
 }
 
 TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device device) {

@@ -18,6 +18,8 @@ TensorPtr empty(const Shape& shape, DType dtype, Device device = {});
 TensorPtr full(const Shape& shape, Scalar value, DType dtype, Device device = {});
 TensorPtr scalar_tensor(Scalar value, DType dtype, Device device = {});
 TensorPtr arange(double start, double end, double step, DType dtype, Device device = {});
+// arange of int64 arguments, computed exactly (no double rounding, no overflow).
+TensorPtr arange_int(int64_t start, int64_t end, int64_t step, DType dtype, Device device = {});
 TensorPtr linspace(double start, double end, int64_t steps, DType dtype, Device device = {});
 TensorPtr eye(int64_t n, int64_t m, DType dtype, Device device = {});
 

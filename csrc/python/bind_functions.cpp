@@ -76,8 +76,10 @@ void bind_functions(py::module_& m) {
     if (b.is_none()) start = Scalar::from_int(0);
     else end = to_scalar(b, "arange");
     const bool any_float = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float || st.kind == Scalar::Kind::Float;
-    return leaf(ops::arange(start.to_double(), end.to_double(), st.to_double(),
-                       dtype_or(dtype, any_float ? DType::Float32 : DType::Int64), device_or_cpu(device)), requires_grad);
+    const DType dt = dtype_or(dtype, any_float ? DType::Float32 : DType::Int64);
+    if (!any_float && (dt == DType::Int64 || dt == DType::UInt8))  // integers in, integers out: exact
+      return leaf(ops::arange_int(start.i, end.i, st.i, dt, device_or_cpu(device)), requires_grad);
+    return leaf(ops::arange(start.to_double(), end.to_double(), st.to_double(), dt, device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("device") = py::none(), py::arg("requires_grad") = false, "Values from start (inclusive) to end (exclusive) by step.");
   m.def("linspace", [](double start, double end, int64_t steps, py::object dtype, py::object device, bool requires_grad) {
