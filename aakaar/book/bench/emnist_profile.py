@@ -22,7 +22,8 @@ CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "05": ("reductions", ("reduce", "arg_reduce", "softmax", "cumsum")),
     "06": ("matmul on the CPU", ("bmm", "linear", "linear_backward")),
     "10": ("memory: the allocator", ("allocate",)),
-    "14": ("loss functions", ("cross_entropy", "cross_entropy_backward", "pointwise_loss", "pointwise_loss_backward")),
+    "14": ("loss functions", ("cross_entropy", "cross_entropy_backward", "pointwise_loss", "pointwise_loss_backward",
+                               "ctc_loss", "ctc_loss_backward")),
     "15": ("optimizers", ("optimizer_step",)),
     "16": ("data: gathering batches", ("index_select", "gather", "scatter")),
 }
