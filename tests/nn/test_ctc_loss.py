@@ -171,6 +171,8 @@ def test_module_matches_functional():
     ref = torch.nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True)(
         torch.from_numpy(x).log_softmax(2), torch.from_numpy(tg), list(il), list(tl))
     np.testing.assert_allclose(want.item(), ref.item(), rtol=1e-12)
+    assert repr(nn.CTCLoss()) == repr(torch.nn.CTCLoss())
+    assert (m.blank, m.reduction, m.zero_infinity) == (3, "sum", True)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])

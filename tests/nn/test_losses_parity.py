@@ -1,4 +1,4 @@
-"""Every loss of aakaar.nn.functional (but CTC) against torch 2.13 on the same data: the value and the
+"""Every loss of aakaar.nn.functional (but CTC: test_ctc_loss.py) against torch 2.13 on the same data: the value and the
 gradient of every differentiable input, for every reduction and option, over shapes of rank 1 to 4,
 in float64 (rel 1e-10) and float32 (rel 1e-5); then the modules, the edge cases (ignore_index on
 every element, label smoothing with weights, beta = 0, empty batches, extreme logits, NaN) and
