@@ -171,6 +171,8 @@ def test_module_matches_functional():
     ref = torch.nn.CTCLoss(blank=3, reduction="sum", zero_infinity=True)(
         torch.from_numpy(x).log_softmax(2), torch.from_numpy(tg), list(il), list(tl))
     np.testing.assert_allclose(want.item(), ref.item(), rtol=1e-12)
+    assert repr(nn.CTCLoss()) == repr(torch.nn.CTCLoss())
+    assert (m.blank, m.reduction, m.zero_infinity) == (3, "sum", True)
 
 
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
@@ -293,3 +295,18 @@ def test_device_without_kernel_says_so():
     lp = ak.from_numpy(LP).to("cuda")
     with pytest.raises(NotImplementedError, match="no CTC kernel for device cuda"):
         F.ctc_loss(lp, ak.from_numpy(TG).to("cuda"), [6, 6], [2, 2])
+
+
+def test_batch_first_logits_transposed_view():
+    # The usual call: a model's (N, T, C) output, log_softmax, then transpose(0, 1): a strided view.
+    rng = np.random.default_rng(15)
+    x = rng.standard_normal((3, 8, 5))
+    tg = rng.integers(1, 5, (3, 4))
+    res = []
+    for lib, fn in ((ak, F.ctc_loss), (torch, TF.ctc_loss)):
+        conv = ak.from_numpy if lib is ak else torch.from_numpy
+        xs = conv(x.copy()).requires_grad_()
+        loss = fn(xs.log_softmax(2).transpose(0, 1), conv(tg.copy()), [8, 7, 6], [4, 3, 2], reduction="sum")
+        loss.backward()
+        res.append((loss.detach().numpy(), xs.grad.numpy()))
+    _compare(res, "float64", "transposed")

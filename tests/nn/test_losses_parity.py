@@ -1,4 +1,4 @@
-"""Every loss of aakaar.nn.functional (but CTC) against torch 2.13 on the same data: the value and the
+"""Every loss of aakaar.nn.functional (but CTC: test_ctc_loss.py) against torch 2.13 on the same data: the value and the
 gradient of every differentiable input, for every reduction and option, over shapes of rank 1 to 4,
 in float64 (rel 1e-10) and float32 (rel 1e-5); then the modules, the edge cases (ignore_index on
 every element, label smoothing with weights, beta = 0, empty batches, extreme logits, NaN) and
@@ -554,3 +554,25 @@ def test_bad_input_is_a_clear_error_of_torchs_class():
         F.triplet_margin_loss(x, x, ak.randn(5))
     with pytest.raises(TypeError, match="aakaar.Tensor"):
         F.huber_loss(np.ones(3), ak.ones(3))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_cross_entropy_probability_targets_on_cuda(reduction):
+    # The CUDA table has no fused cross_entropy: the op composes there (ops/cross_entropy.cpp),
+    # and must give the CPU's fused answer.
+    if not ak.cuda.is_available():
+        pytest.skip("no CUDA device")
+    rng = np.random.default_rng(23)
+    x = rng.standard_normal((6, 5))
+    p = rng.random((6, 5))
+    p /= p.sum(1, keepdims=True)
+    w = rng.random(5) + 0.1
+    out = {}
+    for dev in ("cpu", "cuda"):
+        xs = ak.from_numpy(x).to(dev).requires_grad_()
+        loss = F.cross_entropy(xs, ak.from_numpy(p).to(dev), weight=ak.from_numpy(w).to(dev), reduction=reduction,
+                               label_smoothing=0.2)
+        loss.backward(ak.ones(tuple(loss.shape), dtype=loss.dtype, device=dev))
+        out[dev] = (loss.detach().cpu().numpy(), xs.grad.cpu().numpy())
+    for a, b in zip(out["cpu"], out["cuda"]):
+        np.testing.assert_allclose(b, a, rtol=1e-10, atol=1e-12)

@@ -78,6 +78,32 @@ T shift_row(int64_t C, const T* x, int64_t cs, T* out) {
   return m;
 }
 
+// A soft-target row's S = sum_c w_c q'_c and A = sum_c w_c q'_c (m - x_c), q' = (1 - eps) q + eps / C,
+// in double, in kLanes independent sums (a single running sum would be one dependent add per
+// element), added in a fixed order.
+struct SoftSums {
+  double S, A;
+};
+constexpr int64_t kLanes = 8;
+
+template <typename T>
+SoftSums soft_sums(int64_t C, const T* x, int64_t cs, T m, const T* q, const T* w, T eps) {
+  const T a = T(1) - eps, b = eps / static_cast<T>(C);
+  double S[kLanes] = {}, A[kLanes] = {};
+  auto term = [&](int64_t j, int64_t lane) {
+    const double wq = static_cast<double>((w ? w[j] : T(1)) * (a * q[j] + b));
+    S[lane] += wq;
+    A[lane] += wq * static_cast<double>(m - x[j * cs]);
+  };
+  int64_t j = 0;
+  for (; j + kLanes <= C; j += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) term(j + l, l);
+  for (; j < C; ++j) term(j, 0);
+  SoftSums out{0, 0};
+  for (int64_t l = 0; l < kLanes; ++l) out.S += S[l], out.A += A[l];
+  return out;
+}
+
 // Rows per task: about 8192 elements, so a thread's share is worth waking it for.
 int64_t row_grain(int64_t C) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(C, 1)); }
 
@@ -122,14 +148,10 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
       const T lse = std::log(sum);  // logsumexp(x_i) - m_i
       T li = 0;
       if (P) {
-        // sum_c w_c q'_c (lse - (x_c - m)): every term >= 0
-        const T* q = P + i * C;
-        double acc = 0;
-        for (int64_t j = 0; j < C; ++j) {
-          const double qj = static_cast<double>((T(1) - eps) * q[j] + eps / static_cast<T>(C));
-          acc += static_cast<double>(W ? W[j] : T(1)) * qj * static_cast<double>(lse - (X[i * rs + j * cs] - M[i]));
-        }
-        L[i * ls] = static_cast<T>(acc);
+        // sum_c w_c q'_c (lse - (x_c - m)) = lse S + sum_c w_c q'_c (m - x_c): with x_c <= m,
+        // two sums of non-negative terms, so no cancellation however large the logits.
+        const SoftSums ss = soft_sums(C, X + i * rs, cs, M[i], P + i * C, W, eps);
+        L[i * ls] = static_cast<T>(static_cast<double>(lse) * ss.S + ss.A);
         M[i] = T(1) / sum;
         continue;
       }
@@ -193,8 +215,13 @@ template <typename T>
 void soft_target_row(int64_t C, const T* __restrict e, T inv, T g, const T* __restrict q, const T* __restrict w,
                      T eps, T* __restrict out) {
   const T a = T(1) - eps, b = eps / static_cast<T>(C);
+  T lanes[kLanes] = {};
+  int64_t k = 0;
+  for (; k + kLanes <= C; k += kLanes)
+    for (int64_t l = 0; l < kLanes; ++l) lanes[l] += (w ? w[k + l] : T(1)) * (a * q[k + l] + b);
+  for (; k < C; ++k) lanes[0] += (w ? w[k] : T(1)) * (a * q[k] + b);
   T S = 0;
-  for (int64_t j = 0; j < C; ++j) S += (w ? w[j] : T(1)) * (a * q[j] + b);
+  for (int64_t l = 0; l < kLanes; ++l) S += lanes[l];
   const T scale = inv * g * S;
   if (w) {
     for (int64_t j = 0; j < C; ++j) out[j] = e[j] * scale - g * w[j] * (a * q[j] + b);

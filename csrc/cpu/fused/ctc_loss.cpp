@@ -46,12 +46,18 @@ inline int64_t prime(const int64_t* labels, int64_t s, int64_t blank) {
 }
 
 // log(exp(a) + exp(b) + exp(c)) by PyTorch's recipe: shift by the max, and
-// shift by 0 when every term is -inf (-inf - -inf would be NaN).
+// shift by 0 when every term is -inf (-inf - -inf would be NaN). A -inf term
+// adds exp(-inf) = 0 exactly, so it is skipped (most states have one: the
+// skip is only allowed between different labels) with the same result.
 template <typename T>
 inline T log_add3(T a, T b, T c) {
+  constexpr T neg_inf = -std::numeric_limits<T>::infinity();
   T m = std::max(a, std::max(b, c));
-  if (m == -std::numeric_limits<T>::infinity()) m = 0;
-  return std::log(std::exp(a - m) + std::exp(b - m) + std::exp(c - m)) + m;
+  if (m == neg_inf) return neg_inf;
+  T s = std::exp(a - m);
+  if (b != neg_inf) s += std::exp(b - m);
+  if (c != neg_inf) s += std::exp(c - m);
+  return std::log(s) + m;
 }
 
 template <typename T>
