@@ -4,6 +4,7 @@ from .blocking_explorer import BlockingExplorer
 from .broadcast_visualiser import BroadcastVisualiser
 from .graph_stepper import GraphStepper, extract_graph
 from .launch_explorer import LaunchExplorer
+from .loss_explorer import LossExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer"]
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "LossExplorer"]

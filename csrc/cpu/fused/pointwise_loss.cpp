@@ -81,6 +81,7 @@ inline T loss_value(T x, T t, const T* pw, T p, T* aux) {
 }
 // [[/book:pointwise_loss_value]]
 
+// [[book:pointwise_loss_derivative]]
 // d loss / d x of one element (unweighted).
 template <PointwiseLoss K, typename T>
 inline T loss_derivative(T x, T t, const T* pw, T p, const T* aux) {
@@ -103,6 +104,7 @@ inline T loss_derivative(T x, T t, const T* pw, T p, const T* aux) {
     return (tp + T(1) - t) * s - tp;
   }
 }
+// [[/book:pointwise_loss_derivative]]
 
 template <PointwiseLoss K, typename T>
 void forward_typed(const Tensor& loss, const Inputs& in, Reduction r) {
@@ -189,6 +191,7 @@ Inputs inputs_of(const Tensor* aux, const Tensor& x, const Tensor& t, const Tens
                 param};
 }
 
+// [[book:pointwise_loss_dispatch]]
 // Calls f(std::integral_constant<PointwiseLoss, K>) for the runtime kind.
 template <typename F>
 void dispatch_kind(PointwiseLoss kind, F&& f) {
@@ -214,6 +217,7 @@ void pointwise_loss(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, c
     dispatch_kind(kind, [&](auto k) { forward_typed<decltype(k)::value, T>(loss, in, r); });
   });
 }
+// [[/book:pointwise_loss_dispatch]]
 
 void pointwise_loss_backward(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
                              const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
