@@ -17,7 +17,7 @@ NAME = "14-losses"
 
 def interact_loss_explorer(page):
     """Huber at x = 1.5 (inside delta = 1's clip); Huber's delta moved; then the cross-entropy with
-    label smoothing; then a drag to the left end of the plot."""
+    label smoothing (its minimum in view); then a click at the left end of the plot and a bad x."""
     from playwright.sync_api import expect
     w = page.locator(".ak-loss-explorer").first
     summary = w.locator(".ak-summary")
@@ -32,7 +32,7 @@ def interact_loss_explorer(page):
     box = w.locator("svg").first.bounding_box()
     page.mouse.move(box["x"] + 2, box["y"] + box["height"] / 2)
     page.mouse.down(); page.mouse.up()
-    expect(summary).to_contain_text("at x = -4.00")
+    expect(summary).to_contain_text("at x = -3.00")  # the cross-entropy's axis starts at -3
     w.locator(".ak-x").fill("abc")
     w.locator(".ak-x").dispatch_event("change")
     expect(summary).to_contain_text("error: x must be a number")

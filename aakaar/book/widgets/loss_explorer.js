@@ -7,10 +7,12 @@
 const softplus = (z) => Math.max(z, 0) + Math.log1p(Math.exp(-Math.abs(z)));  // log(1 + e^z), stable
 const sigmoid = (z) => (z >= 0 ? 1 / (1 + Math.exp(-z)) : Math.exp(z) / (1 + Math.exp(z)));
 const clip = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
-export const CLASSES = 10;  // the cross-entropy's C: the target logit x against C - 1 logits at 0
+export const CLASSES = 10;
+export const RANGE = [-4, 4];  // the x axis of every loss without a range of its own
+export const rangeOf = (name) => LOSSES[name].range || RANGE;  // the cross-entropy's C: the target logit x against C - 1 logits at 0
 
-// Each loss: the x axis, its parameter (null: none) with range and default, value(x, p), grad(x, p)
-// (d loss / d x), and the library call it mirrors.
+// Each loss: the x axis and its range (default RANGE), its parameter (null: none) with range and
+// default, value(x, p), grad(x, p) (d loss / d x), and the library call it mirrors.
 export const LOSSES = {
   mse: { label: "MSELoss", axis: "residual x = input - target", param: null,
     call: "mse_loss(x, 0)", value: (x) => x * x, grad: (x) => 2 * x,
@@ -39,7 +41,7 @@ export const LOSSES = {
     call: "margin_ranking_loss(x, 0, 1, margin=p)",
     value: (x, m) => Math.max(0, m - x), grad: (x, m) => (m - x > 0 ? -1 : 0),
     note: "max(0, margin - x): no gradient at all once the margin is met" },
-  cross_entropy: { label: "CrossEntropyLoss", axis: `target logit x (the other ${CLASSES - 1} logits are 0)`,
+  cross_entropy: { label: "CrossEntropyLoss", axis: `target logit x (the other ${CLASSES - 1} logits are 0)`, range: [-3, 9],
     param: { name: "label_smoothing", min: 0, max: 0.5, step: 0.01, default: 0 },
     call: "cross_entropy([x, 0, ...], 0, label_smoothing=p)",
     // lse = log(e^x + C - 1); loss = (1 - eps) (lse - x) + eps / C * sum_c (lse - x_c) = lse - q x
@@ -90,15 +92,17 @@ function el(tag, cls, text) {
   return e;
 }
 
-const W = 560, H = 170, PAD = { l: 44, r: 10, t: 8, b: 22 }, LO = -4, HI = 4;
+const W = 560, H = 170, PAD = { l: 44, r: 10, t: 8, b: 22 };
 
 // One panel: a curve over [LO, HI], axes at 0, and a marker at x. Returns the svg and its redraw.
 function panel(title, colour) {
+  let LO = RANGE[0], HI = RANGE[1];
   const svg = svgEl("svg", { viewBox: `0 0 ${W} ${H}`, width: "100%", class: "ak-loss-panel" });
   svg.style.maxWidth = `${W}px`; svg.style.touchAction = "none"; svg.style.cursor = "ew-resize";
   const sx = (x) => PAD.l + (x - LO) / (HI - LO) * (W - PAD.l - PAD.r);
   const invx = (px) => LO + (px - PAD.l) / (W - PAD.l - PAD.r) * (HI - LO);
   function redraw(xs, ys, x, y) {
+    LO = xs[0]; HI = xs[xs.length - 1];
     svg.replaceChildren();
     let lo = Math.min(0, ...ys), hi = Math.max(0, ...ys);
     if (hi - lo < 1e-9) { hi += 1; lo -= 1; }
@@ -112,10 +116,11 @@ function panel(title, colour) {
       t.textContent = v.toFixed(Math.abs(v) < 10 ? 2 : 0); svg.append(t);
     }
     for (const v of [LO, LO / 2, 0, HI / 2, HI]) {
+      if (v !== 0 && Math.abs(v) < 0.2 * (HI - LO) && v !== LO && v !== HI) continue;
       const t = svgEl("text", { x: sx(v), y: H - 6, "text-anchor": "middle", "font-size": 10, fill: "currentColor" });
       t.textContent = String(v); svg.append(t);
     }
-    const name = svgEl("text", { x: PAD.l + 6, y: PAD.t + 12, "font-size": 11, fill: colour });
+    const name = svgEl("text", { x: W - PAD.r - 4, y: PAD.t + 12, "text-anchor": "end", "font-size": 11, fill: colour });
     name.textContent = title; svg.append(name);
     const d = xs.map((v, i) => `${i ? "L" : "M"}${sx(v).toFixed(1)},${sy(ys[i]).toFixed(1)}`).join("");
     svg.append(svgEl("path", { d, fill: "none", stroke: colour, "stroke-width": 2 }));
@@ -165,7 +170,8 @@ function render({ model, el: root }) {
       param.value = String(p); paramText.textContent = p.toFixed(2);
     }
     if (document.activeElement !== xInput) xInput.value = x.toFixed(2);
-    const c = curve(name, p, LO, HI);
+    const [lo, hi] = rangeOf(name);
+    const c = curve(name, p, lo, hi);
     const at = evaluate(name, x, p);
     top.redraw(c.xs, c.values, x, at.value);
     bottom.redraw(c.xs, c.grads, x, at.grad);
@@ -178,7 +184,10 @@ function render({ model, el: root }) {
     ].join("\n");
   }
 
-  const setX = (x) => { model.set("x", Math.round(clip(x, LO, HI) * 100) / 100); model.save_changes(); };
+  const setX = (x) => {
+    const [lo, hi] = rangeOf(model.get("loss"));
+    model.set("x", Math.round(clip(x, lo, hi) * 100) / 100); model.save_changes();
+  };
   for (const pnl of [top, bottom]) {
     const move = (ev) => {
       const r = pnl.svg.getBoundingClientRect();
@@ -187,7 +196,10 @@ function render({ model, el: root }) {
     pnl.svg.addEventListener("pointerdown", (ev) => { pnl.svg.setPointerCapture?.(ev.pointerId); move(ev); });
     pnl.svg.addEventListener("pointermove", (ev) => { if (ev.buttons & 1) move(ev); });
   }
-  pick.addEventListener("change", () => { model.set("loss", pick.value); model.save_changes(); });
+  pick.addEventListener("change", () => {
+    const [lo, hi] = rangeOf(pick.value);
+    model.set("loss", pick.value); model.set("x", clip(model.get("x"), lo, hi)); model.save_changes();
+  });
   param.addEventListener("input", () => {
     const { name } = current();
     model.set("params", { ...(model.get("params") || {}), [name]: parseFloat(param.value) });
@@ -195,9 +207,10 @@ function render({ model, el: root }) {
   });
   xInput.addEventListener("change", () => {
     const v = Number(xInput.value.trim());
+    const [lo, hi] = rangeOf(model.get("loss"));
     if (xInput.value.trim() === "" || !Number.isFinite(v)) {
       xInput.classList.add("ak-bad"); summary.classList.add("ak-error");
-      summary.textContent = `error: x must be a number between ${LO} and ${HI}`; return;
+      summary.textContent = `error: x must be a number between ${lo} and ${hi}`; return;
     }
     xInput.classList.remove("ak-bad"); setX(v);
   });

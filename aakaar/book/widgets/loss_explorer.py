@@ -19,7 +19,9 @@ LOSSES: dict[str, tuple[str, float, float] | None] = {
     "hinge": ("margin", 0.0, 3.0),
     "cross_entropy": ("label_smoothing", 0.0, 0.5),
 }
-X_RANGE = (-4.0, 4.0)
+# The x axis of each loss, as in the JavaScript: (-4, 4) but for the cross-entropy, whose smoothed
+# minimum lies at larger logits.
+X_RANGES: dict[str, tuple[float, float]] = {name: (-4.0, 4.0) for name in LOSSES} | {"cross_entropy": (-3.0, 9.0)}
 
 
 class LossExplorer(anywidget.AnyWidget):
@@ -51,7 +53,7 @@ class LossExplorer(anywidget.AnyWidget):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
                 raise ValueError(f"LossExplorer: {key} must be a number in [{low}, {high}], got {value!r}")
             checked[owners[0]] = float(value)
-        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) \
-                or not X_RANGE[0] <= x <= X_RANGE[1]:
-            raise ValueError(f"LossExplorer: x must be a number in [{X_RANGE[0]}, {X_RANGE[1]}], got {x!r}")
+        low, high = X_RANGES[loss]
+        if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or not low <= x <= high:
+            raise ValueError(f"LossExplorer: x must be a number in [{low}, {high}] for {loss}, got {x!r}")
         super().__init__(loss=loss, params=checked, x=float(x))

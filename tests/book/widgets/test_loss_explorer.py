@@ -10,7 +10,7 @@ import pytest
 import aakaar as ak
 import aakaar.nn.functional as F
 from aakaar.book.widgets import LossExplorer
-from aakaar.book.widgets.loss_explorer import LOSSES
+from aakaar.book.widgets.loss_explorer import LOSSES, X_RANGES
 from widget_helpers import run_js
 
 CLASSES = 10
@@ -44,14 +44,19 @@ def library(name: str, xs: np.ndarray, p: float | None) -> tuple[np.ndarray, np.
 def js_spec(need_program, tmp_path) -> dict:
     return run_js(need_program, tmp_path, "loss_explorer.js", """
         const out = {};
-        for (const [k, v] of Object.entries(m.LOSSES)) out[k] = v.param ? [v.param.name, v.param.min, v.param.max, v.param.default] : null;
-        console.log(JSON.stringify({losses: out, classes: m.CLASSES}));""")
+        const ranges = {};
+        for (const [k, v] of Object.entries(m.LOSSES)) {
+          out[k] = v.param ? [v.param.name, v.param.min, v.param.max, v.param.default] : null;
+          ranges[k] = m.rangeOf(k);
+        }
+        console.log(JSON.stringify({losses: out, ranges, classes: m.CLASSES}));""")
 
 
 def test_python_and_javascript_name_the_same_losses_and_parameters(need_program, tmp_path):
     spec = js_spec(need_program, tmp_path)
     assert spec["classes"] == CLASSES
     assert list(spec["losses"]) == list(LOSSES)
+    assert {k: tuple(v) for k, v in spec["ranges"].items()} == X_RANGES
     for name, p in spec["losses"].items():
         assert (p[:3] if p else None) == (list(LOSSES[name]) if LOSSES[name] else None), name
         if p:
@@ -64,7 +69,7 @@ def test_js_formulas_are_the_librarys_losses_and_gradients(need_program, tmp_pat
     params = [None] if spec is None else sorted({spec[1], (spec[1] + spec[2]) / 2, spec[2], 1.0 if spec[2] >= 1 else spec[2]})
     if name == "smooth_l1":
         assert 0.0 in params  # beta = 0: the L1 loss
-    xs = XS + ([] if name == "hinge" else [0.0])
+    xs = XS + ([] if name == "hinge" else [0.0]) + ([5.3, 8.9] if name == "cross_entropy" else [])  # its axis runs to 9
     got = run_js(need_program, tmp_path, "loss_explorer.js",
                  f"const xs = {json.dumps(xs)}, ps = {json.dumps(params)};\n"
                  f"console.log(JSON.stringify(ps.map((p) => xs.map((x) => m.evaluate({json.dumps(name)}, x, p)))));")
@@ -99,5 +104,8 @@ def test_state_and_bad_arguments():
         LossExplorer("cross_entropy", label_smoothing=0.9)
     with pytest.raises(TypeError, match="unknown parameter 'alpha'"):
         LossExplorer(alpha=1.0)
-    with pytest.raises(ValueError, match=r"x must be a number in \[-4.0, 4.0\]"):
+    with pytest.raises(ValueError, match=r"x must be a number in \[-4.0, 4.0\] for huber"):
         LossExplorer(x=float("nan"))
+    with pytest.raises(ValueError, match=r"x must be a number in \[-3.0, 9.0\] for cross_entropy"):
+        LossExplorer("cross_entropy", x=-3.5)
+    assert LossExplorer("cross_entropy", x=8.0).x == 8.0
