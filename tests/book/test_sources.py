@@ -39,7 +39,8 @@ MARKERS = {
     "csrc/autograd/engine.cpp": ["accumulate_grad", "dependency_count", "engine_loop", "record", "saved_tensor_unpack"],
     "csrc/autograd/derivatives.cpp": ["amax_backward", "binary_add_mul", "bmm_backward", "index_backward",
                                       "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
-    "csrc/cpu/fused/cross_entropy.cpp": ["cross_entropy_backward"],
+    "csrc/cpu/fused/cross_entropy.cpp": ["cross_entropy_backward", "cross_entropy_forward", "cross_entropy_shift"],
+    "csrc/cpu/fused/pointwise_loss_loops.h": ["pointwise_loss_value", "pointwise_loss_derivative", "pointwise_loss_dispatch"],
 }
 
 

@@ -5,6 +5,7 @@ from .broadcast_visualiser import BroadcastVisualiser
 from .confusion_explorer import ConfusionExplorer, confusion_matrix
 from .graph_stepper import GraphStepper, extract_graph
 from .launch_explorer import LaunchExplorer
+from .loss_explorer import LossExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix"]
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix", "LossExplorer"]

@@ -59,6 +59,7 @@ void sub_row(int64_t n, const T* __restrict x, T m, T* __restrict out) {
   for (int64_t j = 0; j < n; ++j) out[j] = x[j] - m;
 }
 
+// [[book:cross_entropy_shift]]
 // out[j] = x[j] - max(x): every exponent <= 0, so exp cannot overflow however
 // large the logits. Returns the max.
 template <typename T>
@@ -77,6 +78,7 @@ T shift_row(int64_t C, const T* x, int64_t cs, T* out) {
   }
   return m;
 }
+// [[/book:cross_entropy_shift]]
 
 // A soft-target row's S = sum_c w_c q'_c and A = sum_c w_c q'_c (m - x_c), q' = (1 - eps) q + eps / C,
 // in double, in kLanes independent sums (a single running sum would be one dependent add per
@@ -107,6 +109,7 @@ SoftSums soft_sums(int64_t C, const T* x, int64_t cs, T m, const T* q, const T* 
 // Rows per task: about 8192 elements, so a thread's share is worth waking it for.
 int64_t row_grain(int64_t C) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(C, 1)); }
 
+// [[book:cross_entropy_forward]]
 // e (N, C) gets exp(x_i - m_i), inv (N) gets 1 / sum_j e_ij: the backward's
 // softmax is e * inv. loss is (N,) for Reduction::None, else a 0-d tensor
 // that gets the sum or the mean; total gets the mean's divisor. Targets were
@@ -183,6 +186,7 @@ void cross_entropy_forward(const Tensor& loss, const Tensor& e, const Tensor& in
   // Mean of an empty batch, or of one whose rows are all ignored: 0/0 = NaN, as in PyTorch.
   *loss.data<T>() = static_cast<T>(r == Reduction::Mean ? acc / kept : acc);
 }
+// [[/book:cross_entropy_forward]]
 
 // [[book:cross_entropy_backward]]
 // One row of (softmax(x) - onehot(t)) * g, with softmax = e * inv: the loop is

@@ -73,6 +73,7 @@ AK_VEC_INLINE T loss_value(T x, T t, T pw, T p, T& e) {
 }
 // [[/book:pointwise_loss_value]]
 
+// [[book:pointwise_loss_derivative]]
 // d loss / d x of one element (unweighted); e = exp(-|x|) for BCEWithLogits.
 template <PointwiseLoss K, typename T, bool kPW = false>
 AK_VEC_INLINE T loss_derivative(T x, T t, T pw, T p, T e) {
@@ -94,6 +95,7 @@ AK_VEC_INLINE T loss_derivative(T x, T t, T pw, T p, T e) {
     return (tp + T(1) - t) * s - tp;
   }
 }
+// [[/book:pointwise_loss_derivative]]
 
 // Sum of v[0, n) in double, kLanes independent sums (so the loop vectorises
 // without reordering any one sum), then the lanes in a fixed order: the same
@@ -206,6 +208,7 @@ void backward_block(const PointwiseData& d, int64_t lo, int64_t hi, const T* G, 
   });
 }
 
+// [[book:pointwise_loss_dispatch]]
 // Calls f(std::integral_constant<PointwiseLoss, K>) for the runtime kind.
 template <typename F>
 auto dispatch_kind(PointwiseLoss kind, F&& f) {
@@ -219,6 +222,7 @@ auto dispatch_kind(PointwiseLoss kind, F&& f) {
   }
   return f(std::integral_constant<PointwiseLoss, PointwiseLoss::BCEWithLogits>{});
 }
+// [[/book:pointwise_loss_dispatch]]
 
 }  // namespace
 
