@@ -40,6 +40,9 @@ MARKERS = {
     "csrc/autograd/derivatives.cpp": ["amax_backward", "binary_add_mul", "bmm_backward", "index_backward",
                                       "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
     "csrc/cpu/fused/cross_entropy.cpp": ["cross_entropy_backward"],
+    "csrc/core/optimizer_math.h": ["sgd_element", "adam_element"],
+    "csrc/cpu/fused/optimizer.cpp": ["optimizer_step_cpu", "optimizer_flat_loop"],
+    "csrc/cpu/fused/optimizer_loops.h": ["optimizer_each"],
 }
 
 

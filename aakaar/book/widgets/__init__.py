@@ -5,5 +5,6 @@ from .broadcast_visualiser import BroadcastVisualiser
 from .graph_stepper import GraphStepper, extract_graph
 from .launch_explorer import LaunchExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
+from .trajectory_explorer import TrajectoryExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer"]
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "TrajectoryExplorer"]
