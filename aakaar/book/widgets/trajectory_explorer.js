@@ -52,7 +52,7 @@ function el(tag, cls, text) {
 
 const COLOURS = ["#d62728", "#1f77b4", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf",
                  "#bcbd22", "#7f7f7f"];
-const SIZE = 260, CELLS = 104;
+const SIZE = 210, CELLS = 105;  // three panels side by side fit the book's text column
 
 // The surface as a banded map (a contour plot of asinh(f), twelve bands), drawn once per surface.
 function background(name, window) {
@@ -94,6 +94,7 @@ function render({ model, el: root }) {
   const backgrounds = {};
   const canvases = surfaces.map((s) => {
     const box = el("div", "ak-panel");
+    box.style.width = `${SIZE}px`;
     box.appendChild(el("div", "ak-caption", `${s.name}: ${s.formula}`));
     const c = el("canvas", "ak-surface");
     const dpr = (typeof window !== "undefined" && window.devicePixelRatio) || 1;
@@ -177,7 +178,7 @@ function render({ model, el: root }) {
       });
     });
     summary.textContent = lines.size
-      ? `after ${shown} steps:\n` + [...lines.values()].map(([label, parts]) => `${label}\n    ${parts.join("   ")}`).join("\n")
+      ? `after ${shown} steps:\n` + [...lines.values()].map(([label, parts]) => `${label}\n    ${parts.join("\n    ")}`).join("\n")
       : "tick an optimizer to see its paths";
   }
 

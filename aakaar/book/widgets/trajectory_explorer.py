@@ -46,7 +46,7 @@ def saddle(x, y):
 SURFACES: dict[str, tuple[Surface, str, tuple[float, float], tuple[float, float, float, float],
                           tuple[float, float] | None]] = {
     "Rosenbrock": (rosenbrock, "(1 − x)² + 100 (y − x²)²", (-1.5, 2.0), (-2.0, 2.0, -1.0, 3.0), (1.0, 1.0)),
-    "Beale": (beale, "Σₖ (cₖ − x + x yᵏ)², c = 1.5, 2.25, 2.625", (0.5, 1.5), (-4.5, 4.5, -4.5, 4.5), (3.0, 0.5)),
+    "Beale": (beale, "Σₖ (cₖ − x + x yᵏ)²", (0.5, 1.5), (-4.5, 4.5, -4.5, 4.5), (3.0, 0.5)),
     "saddle": (saddle, "x² − y²", (-1.8, 0.001), (-2.0, 2.0, -2.0, 2.0), None),
 }
 
@@ -71,6 +71,14 @@ def settings(label: str) -> list[dict[str, float]]:
     """Every hyperparameter setting of optimizer ``label``, in the order its paths are stored."""
     axes = OPTIMIZERS[label][2]
     return [dict(zip(axes, values)) for values in itertools.product(*axes.values())]
+
+
+def _group_options(setting: dict[str, float]) -> dict[str, Any]:
+    """A setting as aakaar.optim's keyword arguments (beta1 goes into betas, with PyTorch's beta2)."""
+    options = dict(setting)
+    if "beta1" in options:
+        options["betas"] = (options.pop("beta1"), 0.999)
+    return options
 
 
 def make_optimizer(label: str, params: list, setting: dict[str, float]):
@@ -112,7 +120,8 @@ def compute_paths(labels: list[str], surfaces: list[str], steps: int, every: int
             grid = settings(label)
             params = [ak.tensor(list(start), dtype=ak.float64, requires_grad=True) for _ in grid]
             groups = [dict(params=[p], **_group_options(s)) for p, s in zip(params, grid)]
-            opt = make_optimizer(label, groups, grid[-1])  # the defaults matter only to the checks of SGD
+            # every group overrides the defaults; they only have to pass the constructor's checks (Nesterov needs momentum)
+            opt = make_optimizer(label, groups, grid[-1])
             trace = [[tuple(start)] for _ in grid]
             for t in range(1, steps + 1):
                 opt.zero_grad()
@@ -125,14 +134,6 @@ def compute_paths(labels: list[str], surfaces: list[str], steps: int, every: int
                         trace[k].append((x, y))
             out[name][label] = [_trim(points, window) for points in trace]
     return out
-
-
-def _group_options(setting: dict[str, float]) -> dict[str, Any]:
-    """A setting as aakaar.optim's keyword arguments (beta1 goes into betas, with PyTorch's beta2)."""
-    options = dict(setting)
-    if "beta1" in options:
-        options["betas"] = (options.pop("beta1"), 0.999)
-    return options
 
 
 class TrajectoryExplorer(anywidget.AnyWidget):
