@@ -7,5 +7,6 @@ from .graph_stepper import GraphStepper, extract_graph
 from .launch_explorer import LaunchExplorer
 from .loss_explorer import LossExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
+from .trajectory_explorer import TrajectoryExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix", "LossExplorer"]
+__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix", "LossExplorer", "TrajectoryExplorer"]

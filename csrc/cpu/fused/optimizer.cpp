@@ -81,6 +81,7 @@ template <typename T>
 void step_typed(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                 const std::vector<TensorList>& states) {
   const size_t count = params.size();
+  // [[book:optimizer_flat_loop]]
   // Contiguous parameters end to end: starts[j] is where the j-th of them begins.
   std::vector<size_t> flat;
   std::vector<int64_t> starts{0};
@@ -108,6 +109,7 @@ void step_typed(const OptimizerStep& st, const TensorList& params, const TensorL
       at = starts[j] + hi;
     }
   });
+  // [[/book:optimizer_flat_loop]]
 }
 
 }  // namespace

@@ -26,12 +26,14 @@ void with_flag(bool a, const F& f) {
   else f(Bool<false>{});
 }
 
+// [[book:optimizer_each]]
 // The run [0, n) of one parameter: p, g, s0, s1, s2 (unused slots point anywhere: never read).
 template <typename T, typename Elem>
 void each(int64_t n, T* __restrict p, const T* __restrict g, T* __restrict s0, T* __restrict s1,
           T* __restrict s2, const Elem& elem) {
   for (int64_t i = 0; i < n; ++i) elem(p[i], g[i], s0[i], s1[i], s2[i]);
 }
+// [[/book:optimizer_each]]
 
 template <typename T>
 void step_run(const OptimizerStep& st, int64_t n, T* p, const T* g, T* s0, T* s1, T* s2) {
