@@ -21,5 +21,5 @@ def test_optim_step_bench_covers_the_other_optimizers():
     rec = optim_step.run(threads=1, rounds=1, names=["Rprop", "Lion", "Muon"], target_s=0.0002)
     assert set(rec["ratios"]["Rprop"]) >= {"torch default", "torch foreach"}
     assert set(rec["ratios"]["Lion"]) == {"torch default", "torch foreach"}  # no fused form
-    assert "torch default" in rec["ratios"]["Muon"]
+    assert {"torch default", "torch float32"} <= set(rec["ratios"]["Muon"])  # bfloat16 and float32 iterations
     assert set(optim_step.OPTIONS) >= {"Rprop", "ASGD", "Adafactor", "Muon", "Lion", "LAMB"}
