@@ -114,7 +114,8 @@ def _torch_lion_and_lamb() -> dict[str, type]:
                     torch._foreach_div_(r, denom)
                     torch._foreach_add_(r, params, alpha=wd)
                     w_norms, u_norms = torch._foreach_norm(params), torch._foreach_norm(r)
-                    trust = [torch.where((w > 0) & (u > 0), w / u, torch.ones_like(w)) for w, u in zip(w_norms, u_norms)]
+                    trust = [torch.where((w > 0) & (u > 0), w / u, torch.ones_like(w))
+                             for w, u in zip(w_norms, u_norms)]
                     torch._foreach_mul_(r, trust)
                     torch._foreach_add_(params, r, alpha=-lr)
                     continue
@@ -202,7 +203,8 @@ def _setups(name: str) -> tuple[dict[str, Callable[[], object]], str]:
     for _ in range(5):
         fresh_opt.step()
     for a, t in zip(check, fresh):
-        if not np.allclose(a.detach().numpy(), t.detach().numpy(), **CHECK_TOLERANCE.get(name, dict(rtol=1e-5, atol=1e-6))):
+        tolerance = CHECK_TOLERANCE.get(name, dict(rtol=1e-5, atol=1e-6))
+        if not np.allclose(a.detach().numpy(), t.detach().numpy(), **tolerance):
             raise AssertionError(f"{name}: aakaar and torch disagree after 5 steps; not timing")
     return steps, ", ".join(k for k in steps if k != "aakaar")
 

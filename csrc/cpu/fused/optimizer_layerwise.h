@@ -7,8 +7,9 @@
 // Each parameter takes two passes: the first updates the state and writes the update
 // into a buffer, whose sums of squares (in double) give the norms; the second applies
 // the scaled update. The parameters are shared among the threads (a parameter is
-// one thread's work); a small model stays on one thread. Every tensor is contiguous here: the op (ops/optimizer.cpp) hands
-// contiguous copies of anything strided and copies the results back.
+// one thread's work); a small model stays on one thread. Every tensor is contiguous
+// here: the op (ops/optimizer.cpp) hands contiguous copies of anything strided and
+// copies the results back.
 //
 // Compiled once per instruction set (optimizer_layerwise.cpp, _avx2.cpp, _avx512.cpp),
 // as optimizer_loops.h is; optimizer_layerwise.cpp chooses.
