@@ -200,6 +200,11 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
   const bool asgd = step.kind == OptimizerKind::ASGD;
   AK_CHECK(!asgd || (scalars.size() == 2 && scalars[0].size() == n && scalars[1].size() == n), ValueError, name,
            ".step(): one eta and one mu per parameter expected");
+  for (const TensorList& list : scalars)
+    AK_CHECK(list.size() == n, ValueError, name, ".step(): one scalar state per parameter expected, got ", list.size(),
+             " for ", n, " parameters");
+  AK_CHECK(mu_products.empty() || mu_products.size() == n, ValueError, name,
+           ".step(): one mu_product per parameter expected");
   const bool layerwise = step.kind == OptimizerKind::LAMB || step.kind == OptimizerKind::Adafactor;
   for (size_t i = 0; i < n; ++i) {
     const TensorPtr& p = params[i];
@@ -281,8 +286,10 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
     for (size_t j = 0; j < g.members.size(); ++j) {
       const size_t i = g.members[j];
       if (g.params[j] != params[i]) copy_(params[i], g.params[j]);
+      // (Adafactor's slot 1 of a vector is unused: it may be the variance itself, copied back from slot 0.)
+      const bool unused_col = step.kind == OptimizerKind::Adafactor && params[i]->ndim() <= 1;
       for (size_t k = 0; k < needed.size(); ++k)
-        if (needed[k] && g.states[k][j] != states[k][i]) copy_(states[k][i], g.states[k][j]);
+        if (needed[k] && g.states[k][j] != states[k][i] && !(k == 1 && unused_col)) copy_(states[k][i], g.states[k][j]);
       if (asgd) {
         // torch.optim.ASGD renews eta and mu from the new step count, in the counters' dtype.
         const double t = g.t;

@@ -129,3 +129,26 @@ def test_lion_moves_every_element_by_lr():
     p.grad = ak.from_numpy(np.array([1e-9, -3.0, 0.0]))
     opt.step()
     assert p.detach().numpy().tolist() == [-0.5, 0.5, 0.0]
+
+
+def test_threaded_lamb_over_large_parameters_matches_the_paper():
+    """Above the kernel's size threshold LAMB's parameters are shared among threads: same answer."""
+    rng = np.random.default_rng(0)
+    shapes = [(600, 500), (70_001,), (3,)]
+    ref = [rng.standard_normal(s) for s in shapes]
+    threads = ak.get_num_threads()
+    ak.set_num_threads(2)
+    try:
+        params = [Parameter(ak.from_numpy(r.copy())) for r in ref]
+        opt = optim.LAMB(params, lr=1e-2, weight_decay=0.01)
+        m = [np.zeros_like(r) for r in ref]
+        v = [np.zeros_like(r) for r in ref]
+        for t in range(1, 6):
+            for i, p in enumerate(params):
+                g = rng.standard_normal(shapes[i])
+                p.grad = ak.from_numpy(g.copy())
+                ref[i], m[i], v[i] = lamb_reference(ref[i], g, m[i], v[i], t, 1e-2, 0.9, 0.999, 1e-6, 0.01)
+            opt.step()
+    finally:
+        ak.set_num_threads(threads)
+    assert max(rel_err(p, r) for p, r in zip(params, ref)) <= TOLERANCE["float64"]

@@ -193,3 +193,24 @@ def test_gradient_of_wrong_shape_is_a_clear_error():
     p.grad = ak.ones(3, dtype=ak.float64)
     with pytest.raises(TypeError, match="float64"):
         opt.step()
+
+
+def test_native_step_checks_the_new_kinds_state():
+    """The op behind every step names what is wrong in the state it is handed (here by hand)."""
+    from aakaar import _C
+
+    p = Parameter(ak.ones(3, 4))
+    p.grad = ak.ones(3, 4)
+    counter = [ak.zeros(())]
+    step = _C.OptimizerStep()
+    step.kind, step.lr = _C.OptimizerKind.ASGD, 0.1
+    with pytest.raises(ValueError, match="one eta and one mu per parameter"):
+        _C._optimizer_step(step, [p], [p.grad], [[ak.zeros(3, 4)]], counter, [])
+    step.kind = _C.OptimizerKind.Rprop
+    with pytest.raises(ValueError, match="one scalar state per parameter"):
+        _C._optimizer_step(step, [p], [p.grad], [[ak.zeros(3, 4)], [ak.zeros(3, 4)]], counter, [], [[]])
+    step.kind = _C.OptimizerKind.Adafactor
+    with pytest.raises(ValueError, match=r"row_var of parameter 0 has shape \[3, 4\].*needs \[3, 1\]"):
+        _C._optimizer_step(step, [p], [p.grad], [[ak.zeros(3, 4)], [ak.zeros(1, 4)]], counter, [])
+    with pytest.raises(TypeError, match="col_var of parameter 0 is float64"):
+        _C._optimizer_step(step, [p], [p.grad], [[ak.zeros(3, 1)], [ak.zeros(1, 4, dtype=ak.float64)]], counter, [])
