@@ -41,9 +41,11 @@ MARKERS = {
                                       "max_dim_backward", "softmax_backward", "sum_to", "view_scatter"],
     "csrc/cpu/fused/cross_entropy.cpp": ["cross_entropy_backward", "cross_entropy_forward", "cross_entropy_shift"],
     "csrc/cpu/fused/pointwise_loss_loops.h": ["pointwise_loss_value", "pointwise_loss_derivative", "pointwise_loss_dispatch"],
-    "csrc/core/optimizer_math.h": ["sgd_element", "adam_element"],
+    "csrc/core/optimizer_math.h": ["sgd_element", "adam_element", "rprop_element"],
     "csrc/cpu/fused/optimizer.cpp": ["optimizer_step_cpu", "optimizer_flat_loop"],
     "csrc/cpu/fused/optimizer_loops.h": ["optimizer_each"],
+    "csrc/cpu/fused/optimizer_layerwise.h": ["lamb_step"],
+    "csrc/cpu/fused/ctc_loss.cpp": ["ctc_alpha"],
 }
 
 
