@@ -253,7 +253,11 @@ def _unravel(i: int, shape: tuple) -> tuple:
     return tuple(reversed(out))
 
 
-def _check_class_targets(input: Tensor, target: Tensor, fn: str, ignore_index: int) -> int:
+def _check_class_targets(input: Tensor, target: Tensor, fn: str, ignore_index: int, check_range: bool = True) -> int:
+    """The number of classes, after checking the target's dtype and shape and (``check_range``) that every
+    target names a class or is ``ignore_index``. The fused cross-entropy op checks the range itself, with the
+    same message for targets of rank <= 1, so its caller skips the check here: five kernel calls and a
+    host read per step of a training loop."""
     C, expected = _class_layout(input, target, fn)
     if target.dtype != _I64:
         raise DTypeError(f"{fn}(): target must be int64 class indices, got {target.dtype.name} "
@@ -261,7 +265,7 @@ def _check_class_targets(input: Tensor, target: Tensor, fn: str, ignore_index: i
     if _shape(target) != expected:
         raise ArgumentError(f"{fn}(): target shape {_shape(target)} does not match input shape {_shape(input)} "
                             f"(expected target shape {expected}: the input's shape without the class dim)")
-    if target.numel():
+    if check_range and target.numel():
         flat = target.reshape(-1)
         bad = ((flat < 0) | (flat >= C)) & (flat != ignore_index)
         if bool(bad.any().item()):
@@ -399,7 +403,7 @@ def cross_entropy(input: Tensor, target: Tensor, weight: Tensor | None = None, s
     if target.dtype.is_floating_point:
         raise DTypeError(f"cross_entropy(): target must be int64 class indices, got {target.dtype.name} (or class "
                          f"probabilities of the input's shape {_shape(input)}, got target shape {_shape(target)})")
-    C = _check_class_targets(input, target, fn, ignore_index)
+    C = _check_class_targets(input, target, fn, ignore_index, check_range=target.ndim > 1)
     _check_weight(weight, C, fn)
     x, t = _to_rows(input, target)
     loss = _C.cross_entropy(x, t, red, weight=weight, ignore_index=ignore_index,
