@@ -319,3 +319,17 @@ def test_launch_explorer_rejects_bad_input():
         LaunchExplorer(n=2.5)
     w = LaunchExplorer(n=100, block=32, stride=4, warp=3)
     assert (w.n, w.block, w.stride, w.warp) == (100, 32, 4, 3)
+
+
+def test_exercise_9_1_reads_every_rung_from_gemm_cu():
+    """Exercise 9.1's check takes its answers from the launches in gemm.cu: all seven rungs must parse."""
+    from aakaar.book.exercises.references import gemm_grid, gemm_launch_table
+
+    table = gemm_launch_table()
+    assert sorted(table) == list(range(1, 8)), table
+    assert table[1] == ("M", 32, "N", 32)  # v1: x walks the rows of C
+    assert all(table[v][0] == "N" for v in range(2, 8))  # from v2 on, x walks the columns
+    assert [table[v][1] for v in range(2, 8)] == [32, 32, 64, 128, 128, 128]
+    assert gemm_grid(100, 33, 1) == (4, 2) and gemm_grid(100, 33, 5) == (1, 1) and gemm_grid(129, 64, 4) == (1, 3)
+    with pytest.raises(ValueError, match="no GEMM version 8"):
+        gemm_grid(1, 1, 8)
