@@ -37,6 +37,17 @@ OVERFLOW_JS = """() => {
       found.push(`${name}: content ${el.scrollWidth}px wide in a ${el.clientWidth}px box ` +
                  (cut ? "(cut off)" : `(runs ${Math.round(box.left + el.scrollWidth - right)}px past the column)`));
   }
+  // A widget's SVG label must stay inside the box drawn for it (a <g> holding one <rect> and its <text>s).
+  for (const g of column.querySelectorAll("svg g")) {
+    const rect = g.querySelector(":scope > rect"), texts = g.querySelectorAll(":scope > text");
+    if (!rect || !texts.length) continue;
+    const box = rect.getBBox();
+    for (const t of texts) {
+      const b = t.getBBox();
+      if (b.width > 0 && (b.x < box.x - 1 || b.x + b.width > box.x + box.width + 1))
+        found.push(`svg label "${t.textContent}" is ${Math.round(b.width)}px wide in a ${Math.round(box.width)}px box`);
+    }
+  }
   const page = document.documentElement.scrollWidth;
   if (page > window.innerWidth + 1) found.unshift(`the page is ${page}px wide in a ${window.innerWidth}px window`);
   return found;
