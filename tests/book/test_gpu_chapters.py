@@ -81,11 +81,50 @@ def test_pysim_barriers_make_a_tree_sum_correct_in_any_order(order):
     assert out[0] == x.sum()
 
 
-def test_pysim_exposes_a_missing_barrier():
-    """Shared memory starts as NaN, so the forward order reads unwritten values."""
+@pytest.mark.parametrize("order, message", [("forward", r"reads buf\[32\], which no thread has written"),
+                                            ("reverse", r"race: thread \(31, 0, 0\).* reads buf\[63\], which thread \(63, 0, 0\).* wrote after")])
+def test_pysim_exposes_a_missing_barrier(order, message):
+    """Without barriers a thread reads what nobody wrote yet, or what another thread wrote in the same phase."""
     x, out = np.arange(64.0), np.zeros(1)
-    launch(tree_sum, 1, 64, args=(x, out, False), shared={"buf": (64, np.float64)}, order="forward")
-    assert np.isnan(out[0])
+    with pytest.raises(SimError, match=message):
+        launch(tree_sum, 1, 64, args=(x, out, False), shared={"buf": (64, np.float64)}, order=order)
+
+
+def tiled_copy(t, x, out, mistake=None):
+    """Each round, every thread stores one value and reads its neighbour's: two barriers per round."""
+    tile, i = t.shared["tile"], t.threadIdx.x
+    for r in range(3):
+        tile[i] = x[r, i]
+        if mistake == "plain call":
+            syncthreads()
+        elif mistake != "no first barrier":
+            yield syncthreads()
+        out[r, i] = tile[(i + 1) % t.blockDim.x]
+        if mistake != "no second barrier":
+            yield syncthreads()
+    if mistake == "both write":
+        tile[0] = 1.0
+
+
+@pytest.mark.parametrize("order", ["forward", "reverse"])
+@pytest.mark.parametrize("mistake, message", [
+    ("plain call", "called syncthreads\\(\\) without yield"),
+    ("no first barrier", "(no thread has written|wrote after the last barrier)"),
+    ("no second barrier", "(wrote after the last barrier|overwrites tile\\[\\d+\\], which .* read after)"),
+    ("both write", "both write tile\\[0\\]"),
+])
+def test_pysim_names_the_race(order, mistake, message):
+    x = np.arange(12.0).reshape(3, 4)
+    with pytest.raises(SimError, match=message):
+        launch(tiled_copy, 1, 4, args=(x, np.zeros((3, 4)), mistake), shared={"tile": (4, np.float64)}, order=order)
+
+
+def test_pysim_race_free_kernel_passes_in_both_orders():
+    x = np.arange(12.0).reshape(3, 4)
+    for order in ("forward", "reverse"):
+        out = np.zeros((3, 4))
+        launch(tiled_copy, 1, 4, args=(x, out), shared={"tile": (4, np.float64)}, order=order)
+        np.testing.assert_array_equal(out, np.roll(x, -1, axis=1))
 
 
 def test_pysim_shuffles_follow_cuda():
@@ -261,12 +300,12 @@ def test_launch_explorer_js_agrees_with_the_python_model(tmp_path):
         b, first = divmod(warp, per_block)
         idx = [b * block + first * 32 + lane for lane in range(32) if first * 32 + lane < block]
         idx = [i for i in idx if i < n]
-        return sorted({(i * stride * 4) // 128 for i in idx}), len(idx)
+        return sorted({(i * stride * 4) // 32 for i in idx}), len(idx)  # 32-byte sectors
     for got_w, args in [(coalesced, (0, 64, 200, 1)), (stride2, (1, 64, 200, 2)), (column, (0, 64, 200, 32)),
                         (tail, (6, 64, 200, 1)), (partial, (3, 48, 100, 1))]:
         segs, active = segments(*args)
         assert got_w["segments"] == segs and got_w["active"] == active, args
-    assert coalesced["efficiency"] == 1 and stride2["efficiency"] == 0.5 and column["efficiency"] == 1 / 32
+    assert coalesced["efficiency"] == 1 and stride2["efficiency"] == 0.5 and column["efficiency"] == 1 / 8
     assert partial["block"] == 1 and partial["first"] == 32 and partial["active"] == 16
 
 
@@ -280,3 +319,17 @@ def test_launch_explorer_rejects_bad_input():
         LaunchExplorer(n=2.5)
     w = LaunchExplorer(n=100, block=32, stride=4, warp=3)
     assert (w.n, w.block, w.stride, w.warp) == (100, 32, 4, 3)
+
+
+def test_exercise_9_1_reads_every_rung_from_gemm_cu():
+    """Exercise 9.1's check takes its answers from the launches in gemm.cu: all seven rungs must parse."""
+    from aakaar.book.exercises.references import gemm_grid, gemm_launch_table
+
+    table = gemm_launch_table()
+    assert sorted(table) == list(range(1, 8)), table
+    assert table[1] == ("M", 32, "N", 32)  # v1: x walks the rows of C
+    assert all(table[v][0] == "N" for v in range(2, 8))  # from v2 on, x walks the columns
+    assert [table[v][1] for v in range(2, 8)] == [32, 32, 64, 128, 128, 128]
+    assert gemm_grid(100, 33, 1) == (4, 2) and gemm_grid(100, 33, 5) == (1, 1) and gemm_grid(129, 64, 4) == (1, 3)
+    with pytest.raises(ValueError, match="no GEMM version 8"):
+        gemm_grid(1, 1, 8)

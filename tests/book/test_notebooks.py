@@ -86,6 +86,6 @@ def test_wrong_answer_gets_a_hint_in_the_summary(tmp_path, need_module):
     path.write_text(json.dumps(nb))
     r = subprocess.run([sys.executable, "-m", "aakaar.book.exercises", "check", str(path)], cwd=REPO,
                        capture_output=True, text=True, timeout=600)
-    assert ("  Exercise 2.1: FAILED - Exercise 2.1: row_major_strides((5,)): expected a tuple like (1,), got int 0"
-            in r.stdout.splitlines()), r.stdout
+    assert ("  Exercise 2.1: FAILED - Exercise 2.1: row_major_strides((5,)): expected a tuple like (1,), got int 0 "
+            "(6 of 6 cases fail; this is the smallest)" in r.stdout.splitlines()), r.stdout
     assert "  Exercise 2.2: FAILED - not done yet" in r.stdout

@@ -15,15 +15,15 @@ PAGES = ["07-the-cuda-programming-model", "08-elementwise-and-reductions-on-the-
 
 
 def interact_launch(page):
-    """Coalesced by default; stride 32 touches 32 segments; a bad block size is an error in the page."""
+    """Coalesced by default (4 sectors); stride 32 touches 32 sectors; a bad block size is an error in the page."""
     from playwright.sync_api import expect
     w = page.locator(".ak-launch-explorer").first
     summary = w.locator(".ak-summary")
     expect(summary).to_contain_text("gridDim.x = ceil(200 / 64) = 4 blocks")
-    expect(summary).to_contain_text("1 segment of 128 bytes, 100.0% of the fetched bytes used (coalesced)")
+    expect(summary).to_contain_text("4 sectors of 32 bytes, 100.0% of the fetched bytes used (coalesced)")
     w.locator(".ak-stride").fill("32")
     w.locator(".ak-stride").dispatch_event("change")
-    expect(summary).to_contain_text("32 segments of 128 bytes, 3.1% of the fetched bytes used")
+    expect(summary).to_contain_text("32 sectors of 32 bytes, 12.5% of the fetched bytes used")
     w.locator(".ak-warp").fill("6")
     w.locator(".ak-warp").dispatch_event("change")
     expect(summary).to_contain_text("8 active")

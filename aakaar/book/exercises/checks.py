@@ -24,13 +24,36 @@ class Raises:
         return f"raises {self.exc_type.__name__}"
 
 
+SMALL = 24  # arrays up to this many elements are shown in full in a hint
+
+
+def _one_line(a: np.ndarray) -> str:
+    """A small array on one line (the summary of ``check N`` keeps only a hint's first line)."""
+    text = np.array2string(a, separator=", ", max_line_width=10**6, threshold=SMALL + 1, precision=6)
+    return " ".join(text.split())
+
+
 def _short(v: Any) -> str:
+    """An argument or answer on one line: small arrays and tuples in full, big arrays by shape."""
     if isinstance(v, np.ndarray):
+        if v.size <= SMALL:
+            return f"array({_one_line(v)})" if v.dtype.kind == "f" else f"array({_one_line(v)}, dtype={v.dtype})"
         return f"array(shape={v.shape}, dtype={v.dtype})"
     if callable(v) and hasattr(v, "__name__"):
         return v.__name__
+    if isinstance(v, tuple) and any(isinstance(x, np.ndarray) for x in v):
+        return "(" + ", ".join(_short(x) for x in v) + ("," if len(v) == 1 else "") + ")"
     r = repr(v)
-    return r if len(r) <= 60 else r[:57] + "..."
+    return r if len(r) <= 120 else r[:117] + "..."
+
+
+def _size(v: Any) -> int:
+    """How big a case is, to show the smallest failing one."""
+    if isinstance(v, np.ndarray):
+        return int(v.size)
+    if isinstance(v, (tuple, list)):
+        return sum(_size(x) for x in v) + 1
+    return 1
 
 
 def _describe(v: Any) -> str:
@@ -61,7 +84,9 @@ def _compare(got: Any, want: Any, rtol: float, atol: float) -> str | None:
         for i, (g, w) in enumerate(zip(got, want)):
             hint = _compare(g, w, rtol, atol)
             if hint:
-                return f"entry {i}: {hint} (whole answer: expected {tuple(want)!r}, got {tuple(got)!r})"
+                whole = "" if any(isinstance(x, np.ndarray) for x in want) else \
+                    f" (whole answer: expected {tuple(want)!r}, got {tuple(got)!r})"
+                return f"entry {i}: {hint}{whole}"
         return None
     if isinstance(want, np.ndarray):
         try:
@@ -72,9 +97,15 @@ def _compare(got: Any, want: Any, rtol: float, atol: float) -> str | None:
             return f"expected an array of shape {want.shape}, got shape {arr.shape}"
         if not np.all(np.isfinite(arr)) and np.all(np.isfinite(want)):
             return "got inf or nan where the answer is finite: is the computation numerically stable?"
-        if not np.allclose(arr, want, rtol=rtol, atol=atol):
-            worst = np.unravel_index(np.argmax(np.abs(arr - want)), want.shape)
-            return f"values differ: at index {tuple(int(i) for i in worst)} expected {want[worst]:.6g}, got {arr[worst]:.6g}"
+        close = np.isclose(arr, want, rtol=rtol, atol=atol) | (np.isnan(arr) & np.isnan(want))
+        if not close.all():
+            first = tuple(int(i) for i in np.argwhere(~close)[0])
+            where = f"at index {first}" if first else "the value"
+            hint = (f"values differ in {int((~close).sum())} of {want.size} places; first {where}: "
+                    f"expected {want[first]:.6g}, got {arr[first]:.6g}")
+            if want.size <= SMALL:
+                hint += f" (whole answer: expected {_one_line(want)}, got {_one_line(arr)})"
+            return hint
         return None
     if isinstance(want, numbers.Real):
         if not isinstance(got, numbers.Real):
@@ -90,6 +121,7 @@ def check(exercise: str, fn: Callable, cases: Sequence[tuple[tuple, Any]], again
     Raises NotImplementedError untouched (the exercise is not started), AssertionError with a hint
     when an answer is wrong. Prints ``Exercise N.M passed: ...`` when all cases match.
     """
+    failures = []  # (size of the case, message): the smallest failing case is the one to show
     for args, want in cases:
         call = f"{getattr(fn, '__name__', 'your function')}({', '.join(_short(a) for a in args)})"
         try:
@@ -99,11 +131,17 @@ def check(exercise: str, fn: Callable, cases: Sequence[tuple[tuple, Any]], again
         except Exception as e:  # the learner's own error: name the call, not a deep traceback
             if isinstance(want, Raises) and isinstance(e, want.exc_type):
                 continue
-            raise AssertionError(f"Exercise {exercise}: {call} raised {type(e).__name__}: {e}") from None
+            failures.append((_size(args), f"{call} raised {type(e).__name__}: {e}"))
+            continue
         if isinstance(want, Raises):
-            raise AssertionError(f"Exercise {exercise}: {call} should raise {want.exc_type.__name__} "
-                                 f"(as {against} does), but it returned {_short(got)}")
+            failures.append((_size(args), f"{call} should raise {want.exc_type.__name__} "
+                                          f"(as {against} does), but it returned {_short(got)}"))
+            continue
         hint = _compare(got, want, rtol, atol)
         if hint:
-            raise AssertionError(f"Exercise {exercise}: {call}: {hint}")
+            failures.append((_size(args), f"{call}: {hint}"))
+    if failures:
+        _, message = min(failures, key=lambda f: f[0])
+        more = f" ({len(failures)} of {len(cases)} cases fail; this is the smallest)" if len(failures) > 1 else ""
+        raise AssertionError(f"Exercise {exercise}: {' '.join(message.split(chr(10)))}{more}")
     print(f"Exercise {exercise} passed: {len(cases)} cases agree with {against}.")

@@ -1,6 +1,8 @@
 """``check N``: run nbval on exercise notebook N and say, exercise by exercise, what happened."""
 from __future__ import annotations
 
+import contextlib
+import io
 import pathlib
 import re
 
@@ -67,8 +69,14 @@ def check(target: str, root: pathlib.Path) -> int:
     if not checks:
         raise ExerciseError(f"{path} has no check cells ('# Check exercise N.M'): is it an exercise notebook?")
     collector = _Collector()
-    pytest.main([str(path), "--nbval-lax", "-q", "--tb=no", "--no-header", "-p", "no:cacheprovider",
-                 "-p", "no:randomly", "-o", "addopts=", "--rootdir", str(path.parent)], plugins=[collector])
+    # pytest's own lines name notebook cells ("Cell 4") where the learner thinks in exercise numbers:
+    # they are kept out of sight, and shown only when pytest itself could not run the notebook.
+    lines = io.StringIO()
+    with contextlib.redirect_stdout(lines):
+        code = pytest.main([str(path), "--nbval-lax", "-q", "--tb=no", "--no-header", "-p", "no:cacheprovider",
+                            "-p", "no:randomly", "-o", "addopts=", "--rootdir", str(path.parent)], plugins=[collector])
+    if code not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        print(lines.getvalue())
     print(f"\n{path.name}:")
     passed = 0
     for cell, ex in checks.items():

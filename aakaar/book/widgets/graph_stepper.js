@@ -59,7 +59,9 @@ function el(tag, cls, text) {
 
 const FILL = { done: "rgba(60,170,90,0.45)", running: "rgba(230,70,70,0.55)", ready: "rgba(240,160,40,0.5)",
   waiting: "rgba(60,130,220,0.18)", idle: "rgba(127,127,127,0.08)" };
-const BOX_W = 150, BOX_H = 40, GAP_X = 20, GAP_Y = 34;
+// A box holds three short lines (the node, the parameter it feeds if any, its gradient count), so a
+// long name such as "AccumulateGrad (0.weight)" never runs past the box's edges.
+const BOX_W = 150, BOX_H = 52, GAP_X = 20, GAP_Y = 34;
 
 function render({ model, el: root }) {
   root.classList.add("ak-widget", "ak-graph-stepper");
@@ -122,9 +124,12 @@ function render({ model, el: root }) {
       const g = svg("g", { class: `ak-node ak-node-${state.get(n.id)}`, "data-id": n.id });
       g.appendChild(svg("rect", { x, y, width: BOX_W, height: BOX_H, rx: 5, fill: FILL[state.get(n.id)], stroke: "rgba(127,127,127,0.8)" }));
       g.appendChild(svg("text", { x: x + BOX_W / 2, y: y + 16, "text-anchor": "middle", "font-size": 12, fill: "currentColor" },
-        n.label ? `${n.name} (${n.label})` : n.name));
+        n.name));
+      if (n.label)
+        g.appendChild(svg("text", { x: x + BOX_W / 2, y: y + 30, "text-anchor": "middle", "font-size": 11, fill: "currentColor" },
+          `(${n.label})`));
       const total = deps.get(n.id);
-      g.appendChild(svg("text", { x: x + BOX_W / 2, y: y + 32, "text-anchor": "middle", "font-size": 11, fill: "currentColor" },
+      g.appendChild(svg("text", { x: x + BOX_W / 2, y: y + 45, "text-anchor": "middle", "font-size": 11, fill: "currentColor" },
         total ? `grads in: ${received[n.id]} of ${total}` : "root: gets 1"));
       s.appendChild(g);
     }

@@ -1,9 +1,11 @@
 // Launch explorer: a 1-D launch's index arithmetic (blockIdx, threadIdx -> global index) and which
-// 128-byte memory segments each warp touches when thread i reads element i * stride. Computed in the
+// 32-byte memory sectors each warp touches when thread i reads element i * stride. Computed in the
 // browser so the widget responds in the static book; Python only holds n, block, stride, warp.
 
 const WARP = 32;
-const SEGMENT = 128;   // bytes: the unit global memory is fetched in (a 128-byte cache line)
+// Bytes: the unit global memory is fetched in — a 32-byte sector (a 128-byte cache line holds four,
+// but only the sectors a warp touches are moved). Chapters 7 and 8 use this one model.
+const SEGMENT = 32;
 const MAX_DRAWN = 512; // threads drawn; larger launches are summarised
 
 // Grid size and the thread -> element map of `blocks = ceil(n / block)` blocks of `block` threads.
@@ -16,7 +18,7 @@ export function launchLayout(n, block) {
 
 // Warp `warp` of the launch (warp % warpsPerBlock of block floor(warp / warpsPerBlock); a warp never
 // spans two blocks) reads element i * stride of `elemBytes`-byte elements with each active thread:
-// the distinct 128-byte segments it touches, and the share of the fetched bytes it uses.
+// the distinct 32-byte sectors it touches, and the share of the fetched bytes it uses.
 export function warpSegments(warp, block, n, stride, elemBytes) {
   const warpsPerBlock = Math.ceil(block / WARP);
   const b = Math.floor(warp / warpsPerBlock), first = (warp % warpsPerBlock) * WARP;
@@ -74,8 +76,8 @@ function render({ model, el: root }) {
     summary.textContent = [
       `gridDim.x = ceil(${n} / ${block}) = ${lay.grid} blocks, ${lay.threads} threads, ${lay.idle} idle (i >= n)`,
       `warp ${warp} = threads ${wfirst}..${Math.min(wfirst + WARP, block) - 1} of block ${wb}: ${active} active`,
-      `reading float32 x[i * ${stride}]: ${segs.length} segment${segs.length === 1 ? "" : "s"} of 128 bytes, ` +
-        `${(100 * eff).toFixed(1)}% of the fetched bytes used` + (segs.length <= 1 ? " (coalesced)" : ""),
+      `reading float32 x[i * ${stride}]: ${segs.length} sector${segs.length === 1 ? "" : "s"} of 32 bytes, ` +
+        `${(100 * eff).toFixed(1)}% of the fetched bytes used` + (eff === 1 ? " (coalesced)" : ""),
     ].join("\n");
     const shown = Math.min(lay.threads, MAX_DRAWN);
     for (let t = 0; t < shown; t++) {
@@ -86,7 +88,7 @@ function render({ model, el: root }) {
       if (b === wb && tx >= wfirst && tx < wfirst + WARP) c.classList.add("ak-hot");
       c.addEventListener("mouseenter", () => {
         formula.textContent = `blockIdx.x = ${b}, threadIdx.x = ${tx}: i = ${b} * ${block} + ${tx} = ${i}` +
-          (i < n ? `, reads byte ${i * stride * 4} (segment ${Math.floor(i * stride * 4 / SEGMENT)})` : " >= n: returns");
+          (i < n ? `, reads byte ${i * stride * 4} (sector ${Math.floor(i * stride * 4 / SEGMENT)})` : " >= n: returns");
       });
       grid.appendChild(c);
     }

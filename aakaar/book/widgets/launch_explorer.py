@@ -1,6 +1,6 @@
-"""LaunchExplorer: a 1-D kernel launch's index arithmetic and the memory segments each warp reads.
+"""LaunchExplorer: a 1-D kernel launch's index arithmetic and the memory sectors each warp reads.
 
-The arithmetic (grid size, global index, 128-byte segments per warp) runs in ``launch_explorer.js``
+The arithmetic (grid size, global index, 32-byte sectors per warp) runs in ``launch_explorer.js``
 so the widget works in the static book; Python only validates and holds the four numbers."""
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _positive(value, what: str, low: int = 1, high: int | None = None) -> int:
 
 class LaunchExplorer(anywidget.AnyWidget):
     """``n`` elements, ``block`` threads per block, thread i reading element ``i * stride``; ``warp``
-    picks the warp whose memory segments are counted."""
+    picks the warp whose memory sectors are counted."""
 
     _esm = HERE / "launch_explorer.js"
     _css = CSS

@@ -132,9 +132,9 @@ __global__ void gemm_blocktile_1d_kernel(int M, int N, int K, T alpha, const T* 
 constexpr int k2dBM = 128, k2dBN = 128, k2dBK = 8, k2dTM = 8, k2dTN = 8;
 constexpr int k2dThreads = (k2dBM / k2dTM) * (k2dBN / k2dTN);  // 256
 
+// [[book:cuda_gemm_v5]]
 template <typename T>
 __global__ void __launch_bounds__(k2dThreads)
-    // [[book:cuda_gemm_v5]]
     gemm_blocktile_2d_kernel(int M, int N, int K, T alpha, const T* A, const T* B, T beta, T* C, Strides s) {
   select_batch(A, B, C, s);
   __shared__ T As[k2dBK][k2dBM];  // A's tile stored transposed: a column of A is contiguous

@@ -151,3 +151,30 @@ def test_unsolved_exercise_raises_not_implemented():
         raise NotImplementedError("Exercise 0.3: do it")
     with pytest.raises(NotImplementedError, match="Exercise 0.3"):
         check("0.3", stub, [((), 1)], against="x")
+
+
+def test_a_failing_check_shows_the_smallest_failing_case_in_full():
+    """The learner sees the case that is easiest to work through by hand, with every value of it."""
+    def off_by_one(x):
+        out = x.copy()
+        out[..., -1] += 1  # wrong in the last column only
+        return out
+    cases = [((np.arange(40.0).reshape(5, 8),), np.arange(40.0).reshape(5, 8)),
+             ((np.array([[1.0, 2.0], [3.0, 4.0]]),), np.array([[1.0, 2.0], [3.0, 4.0]]))]
+    with pytest.raises(AssertionError) as info:
+        check("0.4", off_by_one, cases, against="x")
+    msg = info.value.args[0]
+    assert "\n" not in msg
+    assert msg.startswith("Exercise 0.4: off_by_one(array([[1., 2.], [3., 4.]])): values differ in 2 of 4 places; "
+                          "first at index (0, 1): expected 2, got 3"), msg
+    assert "(whole answer: expected [[1., 2.], [3., 4.]], got [[1., 3.], [3., 5.]])" in msg, msg
+    assert msg.endswith("(2 of 2 cases fail; this is the smallest)")
+
+
+def test_tuple_answers_of_arrays_stay_on_one_line():
+    big = np.zeros((10, 10))
+    with pytest.raises(AssertionError) as info:
+        check("0.5", lambda a: (a, a + 1), [((big,), (big, big))], against="x")
+    msg = info.value.args[0]
+    assert "\n" not in msg and "entry 1: values differ in 100 of 100 places; first at index (0, 0)" in msg
+    assert "whole answer" not in msg and "array(shape=(10, 10), dtype=float64)" in msg
