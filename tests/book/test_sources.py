@@ -102,3 +102,7 @@ def test_each_chapter_has_an_in_the_library_box_and_a_figure(page):
     if int(page.stem[:2]) >= 2:
         assert ":::{exercise}" in text
         assert "aakaar.book.widgets import" in text
+        # every chapter says what share of the finale's training time its code takes (committed profile)
+        box = text[text.index(":::{admonition} In the library"):]
+        assert "{glue:md}`benchmark_share`" in box[:box.index("\n:::")], "the In the library box lacks its share"
+        assert f'glue_share("{page.stem[:2]}")' in text
