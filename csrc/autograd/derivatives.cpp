@@ -74,14 +74,19 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
     case BinaryOp::Pow:
       return record("PowBackward", {a, b}, out, {a, b, out}, [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorList r(2);
-        if (n[0]) r[0] = mul(g[0], mul(s[1], binary(BinaryOp::Pow, s[0], adds(s[1], -1.0))));
+        const TensorPtr zero = ops::full({}, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+        // d/da a^b = b a^(b-1), and 0 wherever b == 0 (a^0 is constant; at a == 0 the formula
+        // would give 0 * inf = NaN). PyTorch's rule.
+        if (n[0])
+          r[0] = ops::where(cmp(BinaryOp::Eq, s[1], 0.0), zero,
+                            mul(g[0], mul(s[1], binary(BinaryOp::Pow, s[0], adds(s[1], -1.0)))));
         if (n[1]) {
-          // d/db a^b = a^b log a; where a == 0 (and b >= 0) the limit is 0, not NaN.
+          // d/db a^b = a^b log a; where a == 0 and b >= 0 the limit is 0, not NaN (PyTorch's rule;
+          // for b < 0 it is a^b log a = inf * -inf, as in PyTorch).
           // Under create_graph the saved output has no history: recompute a^b.
           const TensorPtr out = grad_enabled() ? binary(BinaryOp::Pow, s[0], s[1]) : s[2];
-          TensorPtr safe_log = ops::unary(UnaryOp::Log, ops::where(cmp(BinaryOp::Eq, s[0], 0.0),
-                                                                    ops::full({}, Scalar::from_int(1), s[0]->dtype, s[0]->device()), s[0]));
-          r[1] = mul(g[0], mul(out, safe_log));
+          const TensorPtr limit = binary(BinaryOp::LogicalAnd, cmp(BinaryOp::Eq, s[0], 0.0), cmp(BinaryOp::Ge, s[1], 0.0));
+          r[1] = ops::where(limit, zero, mul(g[0], mul(out, ops::unary(UnaryOp::Log, s[0]))));
         }
         return r;
       });

@@ -284,6 +284,10 @@ bool needs_float(UnaryOp op) {
 TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!(op == UnaryOp::Neg && t->dtype == DType::Bool), TypeError,
            "negation, the `-` operator, on a bool tensor is not supported; use logical_not() or ~ instead");
+  // relu and abs of a bool: PyTorch refuses both (a RuntimeError there; our TypeError is one too).
+  AK_CHECK(!((op == UnaryOp::Relu || op == UnaryOp::Abs) && t->dtype == DType::Bool), TypeError,
+           op == UnaryOp::Relu ? "relu" : "abs", ": not supported for bool tensors (as in PyTorch); convert first, "
+           "e.g. x.to(aakaar.uint8)");
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch

@@ -1,7 +1,9 @@
 // Gathering and scattering: index_select, gather/scatter, advanced (tensor)
 // indexing and index assignment, nonzero, cat and stack.
 #include <cstring>
+#include <functional>
 #include <numeric>
+#include <string>
 
 #include "autograd/derivatives.h"
 #include "core/error.h"
@@ -128,7 +130,10 @@ struct AdvancedIndexPlan {
   DimList to_result;                 // permutation from (B, rest) layout to result layout
 };
 
-AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>& indices) {
+// `before_bounds`, if given, sees the result's shape before any index value is
+// checked against its dim (index_put_ checks the values' shape first, as PyTorch does).
+AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>& indices,
+                                const std::function<void(const Shape&)>& before_bounds = nullptr) {
   AK_CHECK(static_cast<int64_t>(indices.size()) <= t->ndim(), IndexError, "too many indices for tensor of dimension ",
            t->ndim());
   AdvancedIndexPlan plan;
@@ -141,15 +146,21 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
       shapes.push_back(indices[d]->shape);
     }
   AK_CHECK(!dims.empty(), IndexError, "index: expected at least one index tensor, got none");
-  plan.index_shape = broadcast_shapes(shapes);
-  const int64_t nb = shape_numel(plan.index_shape);
-  plan.base_offsets.assign(nb, t->offset);
-  for (int64_t d : dims) {
-    // Offsets are worked out on the host, so a device's indices are read from a host copy.
-    TensorPtr idx = checked_indices(contiguous(to_device(expand(indices[d], plan.index_shape), Device{})),
-                                    t->shape[d], d, true, "index");
-    const int64_t* p = idx->data<int64_t>();
-    for (int64_t b = 0; b < nb; ++b) plan.base_offsets[b] += p[b] * t->strides[d];
+  // Index tensors that do not broadcast together are an IndexError (PyTorch's and numpy's class),
+  // not the ValueError of broadcasting operands.
+  for (const Shape& s : shapes) {
+    bool ok = true;
+    for (size_t i = 0, n = std::max(s.size(), plan.index_shape.size()); i < n && ok; ++i) {
+      const int64_t da = i < n - s.size() ? 1 : s[i - (n - s.size())];
+      const int64_t db = i < n - plan.index_shape.size() ? 1 : plan.index_shape[i - (n - plan.index_shape.size())];
+      ok = da == db || da == 1 || db == 1;
+    }
+    if (!ok) {
+      std::string all;
+      for (const Shape& t : shapes) all += (all.empty() ? "" : ", ") + shape_str(t);
+      throw IndexError(str("shape mismatch: indexing tensors could not be broadcast together with shapes ", all));
+    }
+    plan.index_shape = broadcast_shapes(plan.index_shape, s);
   }
   Shape rest_strides;
   std::vector<int64_t> rest_dims;
@@ -180,6 +191,20 @@ AdvancedIndexPlan plan_advanced(const TensorPtr& t, const std::vector<TensorPtr>
   Shape layout = plan.index_shape;
   layout.insert(layout.end(), plan.rest_shape.begin(), plan.rest_shape.end());
   for (int64_t k : plan.to_result) plan.result_shape.push_back(layout[k]);
+  // Any index into a dim of size 0 is out of range; PyTorch says so before it looks at the values.
+  for (int64_t d : dims)
+    AK_CHECK(t->shape[d] != 0 || indices[d]->numel() == 0, IndexError, "index: index is out of bounds for dimension ", d,
+             " with size 0");
+  if (before_bounds) before_bounds(plan.result_shape);
+  const int64_t nb = shape_numel(plan.index_shape);
+  plan.base_offsets.assign(nb, t->offset);
+  for (int64_t d : dims) {
+    // Offsets are worked out on the host, so a device's indices are read from a host copy.
+    TensorPtr idx = checked_indices(contiguous(to_device(expand(indices[d], plan.index_shape), Device{})),
+                                    t->shape[d], d, true, "index");
+    const int64_t* p = idx->data<int64_t>();
+    for (int64_t b = 0; b < nb; ++b) plan.base_offsets[b] += p[b] * t->strides[d];
+  }
   return plan;
 }
 
@@ -264,14 +289,28 @@ TensorPtr index_put(const TensorPtr& t, const std::vector<TensorPtr>& indices, c
 }
 
 void index_put_(const TensorPtr& t, const std::vector<TensorPtr>& indices, const TensorPtr& values, bool accumulate) {
+  // PyTorch's rule: a tensor written through tensor indices has the destination's dtype (a basic
+  // index, x[1:] = v, converts instead; a Python number is converted before it gets here).
+  // The values must broadcast to the result's shape (checked before the index values, PyTorch's order).
+  const auto check_values_shape = [&](const Shape& result) {
+    bool ok = values->ndim() <= static_cast<int64_t>(result.size());
+    for (int64_t k = 1; ok && k <= values->ndim(); ++k) {
+      const int64_t sv = values->shape[values->ndim() - k], sr = result[result.size() - k];
+      ok = sv == 1 || sv == sr;
+    }
+    AK_CHECK(ok, ValueError, "shape mismatch: value tensor of shape ", shape_str(values->shape),
+             " cannot be broadcast to indexing result of shape ", shape_str(result));
+  };
+  if (values->dtype != t->dtype) {
+    plan_advanced(t, indices, check_values_shape);  // the shape and the index values are reported first, as in PyTorch
+    throw TypeError(str("Index put requires the source and destination dtypes match, got ", dtype_name(t->dtype),
+                        " for the destination and ", dtype_name(values->dtype), " for the source"));
+  }
   if (autograd::inplace_needs_history(t, {&values}))
     return autograd::inplace_with_history(t, "index_put_", [&] { return index_put(t, indices, values, accumulate); });
-  const AdvancedIndexPlan plan = plan_advanced(t, indices);
+  const AdvancedIndexPlan plan = plan_advanced(t, indices, check_values_shape);
   check_no_internal_overlap(t, "index_put_");
   TensorPtr v = to_dtype(values, t->dtype);
-  AK_CHECK(v->ndim() <= static_cast<int64_t>(plan.result_shape.size()), ValueError,
-           "index assignment: values of shape ", shape_str(v->shape), " cannot be broadcast to the indexed shape ",
-           shape_str(plan.result_shape));
   v = expand(v, plan.result_shape);
   // Bring the values into (B, rest) order, the inverse of to_result.
   DimList inverse(plan.to_result.size());

@@ -13,6 +13,12 @@ TensorPtr make_view(const TensorPtr& t, Shape shape, Shape strides, int64_t offs
   auto v = t->view_as_strided(std::move(shape), std::move(strides), offset);
   return v;
 }
+
+// narrow, split and chunk of a 0-d tensor: a RuntimeError in PyTorch (our ValueError is
+// one), where ops that take a dim to wrap (unbind, unflatten) give an IndexError.
+void check_has_dims_runtime(const TensorPtr& t, const char* op) {
+  AK_CHECK(t->ndim() > 0, ValueError, op, "() cannot be applied to a 0-d tensor (it has no dims)");
+}
 }  // namespace
 
 TensorPtr as_strided(const TensorPtr& t, const Shape& shape, const Shape& strides, std::optional<int64_t> offset) {
@@ -293,13 +299,18 @@ TensorPtr slice(const TensorPtr& t, int64_t dim, std::optional<int64_t> start, s
 }
 
 TensorPtr narrow(const TensorPtr& t, int64_t dim, int64_t start, int64_t length) {
-  check_has_dims(t, "narrow");
+  check_has_dims_runtime(t, "narrow");
   dim = t->wrap_dim(dim);
   const int64_t size = t->shape[dim];
+  // PyTorch's classes: a start outside [-size, size] is an IndexError; a length that is negative
+  // or runs past the end is a RuntimeError (our ValueError is one too).
+  AK_CHECK(start >= -size && start <= size, IndexError, "narrow: start ", start, " is out of range (expected to be in range of [",
+           -size, ", ", size, "]) for dim ", dim, " of size ", size);
   if (start < 0) start += size;
+  AK_CHECK(length >= 0, ValueError, "narrow: length must be non-negative, got length ", length);
   // `length <= size - start`, not `start + length <= size`: the sum overflows for start near 2^63.
-  AK_CHECK(start >= 0 && start <= size && length >= 0 && length <= size - start, IndexError, "narrow: start ", start, " and length ",
-           length, " are out of range for dim ", dim, " of size ", size);
+  AK_CHECK(length <= size - start, ValueError, "narrow: start ", start, " and length ", length,
+           " run past the end of dim ", dim, " of size ", size);
   return slice(t, dim, start, start + length, 1);
 }
 
@@ -343,7 +354,7 @@ TensorPtr diagonal(const TensorPtr& t, int64_t offset, int64_t d0, int64_t d1) {
 }
 
 std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
-  check_has_dims(t, "split");
+  check_has_dims_runtime(t, "split");
   dim = t->wrap_dim(dim);
   AK_CHECK(size > 0 || t->shape[dim] == 0, ValueError, "split: split_size must be positive, got ", size);
   std::vector<TensorPtr> out;
@@ -354,7 +365,7 @@ std::vector<TensorPtr> split(const TensorPtr& t, int64_t size, int64_t dim) {
 }
 
 std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64_t dim) {
-  check_has_dims(t, "split");
+  check_has_dims_runtime(t, "split");
   dim = t->wrap_dim(dim);
   int64_t total = 0;
   for (int64_t s : sizes) {
@@ -372,7 +383,7 @@ std::vector<TensorPtr> split_sizes(const TensorPtr& t, const Shape& sizes, int64
 
 std::vector<TensorPtr> chunk(const TensorPtr& t, int64_t chunks, int64_t dim) {
   AK_CHECK(chunks > 0, ValueError, "chunk: number of chunks must be positive, got ", chunks);
-  check_has_dims(t, "chunk");
+  check_has_dims_runtime(t, "chunk");
   dim = t->wrap_dim(dim);
   // An empty dim still gives `chunks` (empty) pieces, as in PyTorch.
   if (t->shape[dim] == 0) return std::vector<TensorPtr>(chunks, narrow(t, dim, 0, 0));

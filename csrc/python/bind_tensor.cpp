@@ -47,6 +47,9 @@ struct ParsedIndex {
   TensorPtr view;                    // after ints, slices, None and Ellipsis
   std::vector<TensorPtr> advanced;   // per dim of `view`: an int64 index tensor or null
   bool has_advanced = false;
+  // How the key's tensor items split: bool tensors (masks) and the rest (int tensors, lists,
+  // Python bools). One mask alone decides PyTorch's masked_fill path of setitem.
+  int masks = 0, other_advanced = 0;
 };
 
 int64_t dims_consumed(py::handle item) {
@@ -56,6 +59,15 @@ int64_t dims_consumed(py::handle item) {
     return t->dtype == DType::Bool ? t->ndim() : 1;  // a 0-d mask (x[True]) adds a dim instead
   }
   return 1;
+}
+
+// A 0-d integer tensor in an index is an integer (a select, with its bounds
+// check even where the result is empty), as PyTorch treats it -- not an
+// advanced index broadcast against the others.
+bool is_integer_scalar_tensor(py::handle item) {
+  if (!py::isinstance<Tensor>(item)) return false;
+  auto t = item.cast<TensorPtr>();
+  return t->ndim() == 0 && t->dtype == DType::Int64;
 }
 
 TensorPtr index_tensor_from(py::handle item) {
@@ -72,12 +84,28 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
   else items = py::make_tuple(key);
   // Lists and arrays are converted up front so dims are counted correctly.
   std::vector<py::object> parts;
+  int masks = 0, other_advanced = 0;
   for (py::handle item : items) {
-    if (py::isinstance<py::list>(item) || py::isinstance<py::array>(item)) parts.push_back(py::cast(index_tensor_from(item)));
-    else if (PyBool_Check(item.ptr()))  // x[True] is a 0-d mask, as in numpy and PyTorch
+    if (py::isinstance<py::list>(item) || py::isinstance<py::array>(item)) {
+      parts.push_back(py::cast(index_tensor_from(item)));
+      const TensorPtr it = parts.back().cast<TensorPtr>();
+      ++(it->dtype == DType::Bool && it->ndim() > 0 ? masks : other_advanced);
+    } else if (PyBool_Check(item.ptr())) {  // x[True] is a 0-d mask, as in numpy and PyTorch
       parts.push_back(py::cast(ops::scalar_tensor(Scalar::from_bool(item.ptr() == Py_True), DType::Bool)));
-    else parts.push_back(py::reinterpret_borrow<py::object>(item));
+      ++other_advanced;  // (PyTorch makes it an int64 index: not a mask for setitem's masked_fill path)
+    } else {
+      parts.push_back(py::reinterpret_borrow<py::object>(item));
+      // (A 0-d bool tensor is an index like a Python bool in PyTorch, not a mask.)
+      if (py::isinstance<Tensor>(item) && !is_integer_scalar_tensor(item)) {
+        const TensorPtr it = item.cast<TensorPtr>();
+        ++(it->dtype == DType::Bool && it->ndim() > 0 ? masks : other_advanced);
+      }
+    }
   }
+  // A lone slice with a zero step is a ValueError before any count of dims (PyTorch's order; in a
+  // tuple, too many indices is reported first).
+  if (PySlice_Check(key.ptr()) && !key.attr("step").is_none())
+    AK_CHECK(key.attr("step").attr("__index__")().cast<int64_t>() != 0, ValueError, "slice step cannot be zero");
   int64_t consumed = 0, ellipses = 0;
   for (auto& item : parts) {
     consumed += dims_consumed(item);
@@ -88,6 +116,8 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
            consumed, ")");
   ParsedIndex out;
   out.view = t;
+  out.masks = masks;
+  out.other_advanced = other_advanced;
   std::vector<std::pair<int64_t, TensorPtr>> adv;
   int64_t d = 0;
   for (auto& item : parts) {
@@ -106,6 +136,9 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
       std::optional<int64_t> step = get(s.attr("step"));
       out.view = ops::slice(out.view, d, get(s.attr("start")), get(s.attr("stop")), step.value_or(1));
       ++d;
+    } else if (is_integer_scalar_tensor(item)) {
+      const TensorPtr idx = ops::to_device(item.cast<TensorPtr>(), Device{});
+      out.view = ops::select(out.view, d, idx->data<int64_t>()[0]);
     } else if (py::isinstance<Tensor>(item)) {
       TensorPtr idx = item.cast<TensorPtr>();
       if (idx->dtype == DType::Bool) {
@@ -128,7 +161,6 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
         ++d;
       }
     } else if (PyLong_Check(item.ptr()) || hasattr(item, "__index__")) {
-      AK_CHECK(!PyBool_Check(item.ptr()), IndexError, "bool scalars are not supported as indices");
       out.view = ops::select(out.view, d, item.attr("__index__")().cast<int64_t>());
     } else {
       throw IndexError(str("only integers, slices (`:`), ellipsis (`...`), None and int64 or bool tensors are valid "
@@ -148,8 +180,26 @@ TensorPtr getitem(const TensorPtr& t, py::handle key) {
   return p.has_advanced ? ops::index(p.view, p.advanced) : p.view;
 }
 
+// The key is a Python bool itself (x[True] = v; not in a tuple: x[(True,)] is an index like any)?
+std::optional<bool> lone_bool(py::handle key) {
+  if (!PyBool_Check(key.ptr())) return std::nullopt;
+  return key.ptr() == Py_True;
+}
+
 void setitem(const TensorPtr& t, py::handle key, py::handle value) {
-  ParsedIndex p = parse_index(t, key);
+  if (auto b = lone_bool(key)) {
+    // PyTorch's special case: a lone True writes v into x[None] as a basic index would (the
+    // value converted to x's dtype); a lone False writes nothing (a number is still checked).
+    if (!py::isinstance<Tensor>(value)) {
+      if (*b) return setitem(t, py::none(), value);
+      if (auto s = as_scalar(value)) ops::check_scalar_fits(*s, t->dtype, "index assignment");
+      return;
+    }
+    if (*b) ops::copy_(ops::unsqueeze(t, 0), ops::to_dtype(value.cast<TensorPtr>(), t->dtype));
+    return;
+  }
+  // The value is converted (and a number checked against the dtype) before the key is read,
+  // as PyTorch does: uint8_scalar[0, [1]] = -2.5 reports the value first.
   TensorPtr v;
   if (auto s = py::isinstance<Tensor>(value) ? std::nullopt : as_scalar(value)) {
     // A number is written in self's dtype, with PyTorch's overflow check
@@ -161,6 +211,16 @@ void setitem(const TensorPtr& t, py::handle key, py::handle value) {
   } else {
     v = as_tensor(value, t, "index assignment");
   }
+  ParsedIndex p = parse_index(t, key);
+  // Leading size-1 dims of the value are dropped first (PyTorch's rule: x[()] = tensor([v]) writes
+  // into a 0-d x), so a value may have more dims than the destination if the extra ones are 1s.
+  int64_t lead = 0;
+  while (lead < v->ndim() && v->shape[lead] == 1) ++lead;
+  if (lead > 0) v = ops::reshape(v, Shape(v->shape.begin() + lead, v->shape.end()));
+  // One bool mask and a one-element value: PyTorch fills through masked_fill_, which converts the
+  // value to x's dtype (any other advanced index requires the dtypes to match).
+  if (p.has_advanced && p.masks == 1 && p.other_advanced == 0 && v->numel() == 1 && v->device().type == DeviceType::CPU)
+    v = ops::to_dtype(v, t->dtype);
   if (p.has_advanced) ops::index_put_(p.view, p.advanced, v, false);
   else ops::copy_(p.view, ops::to_dtype(v, t->dtype));
 }

@@ -1,6 +1,6 @@
 """The worker of test_fuzz_against_torch.py: a differential fuzz of aakaar against PyTorch.
 
-Run as a separate process (``python fuzz_torch_worker.py N_EXAMPLES SEED LAST_CASE_FILE``)
+Run as a separate process (``python fuzz_torch_worker.py GROUP N_EXAMPLES SEED LAST_CASE_FILE``)
 so that a crash (a segfault, an abort, a sanitizer report) kills only it: before
 each case it writes the case to LAST_CASE_FILE, and the parent test reports that
 case when the process dies. Exit status 0: every case agreed.
@@ -14,6 +14,9 @@ equal to NaN; float tolerance for reductions and transcendental functions); if
 either raises, aakaar's error must be one of its documented types. Which
 exception each library raises is checked elsewhere (test_torch_errors.py):
 aakaar refuses some inputs PyTorch accepts on purpose (see issue 15's notes).
+That is group "ops"; the groups "matmul", "index" (fuzz_torch_matmul_index.py)
+and "autograd" (fuzz_torch_autograd.py) compare strictly: where torch raises,
+aakaar must raise an exception caught as torch's is.
 """
 
 from __future__ import annotations
@@ -27,30 +30,9 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 import aakaar as ak
-
-DTYPES = ["bool", "uint8", "int64", "float32", "float64"]
-SPECIAL_FLOATS = [0.0, -0.0, 1.0, -1.0, 0.5, 2.5, float("nan"), float("inf"), float("-inf"), 1e38, -1e-40, 3e9, 255.0, 256.0]
-SPECIAL_INTS = [0, 1, -1, 2, 7, 255, 256, -256, 2**31, 2**62, 2**63 - 1, -(2**63)]
-BIG = 2**63 - 1
-ALLOWED = (IndexError, ValueError, TypeError, RuntimeError, ZeroDivisionError, OverflowError)
-
-
-@st.composite
-def arrays(draw, max_dims=3):
-    dtype = draw(st.sampled_from(DTYPES))
-    shape = tuple(draw(st.lists(st.integers(0, 4), min_size=0, max_size=max_dims)))
-    n = int(np.prod(shape)) if shape else 1
-    if dtype == "bool":
-        vals = draw(st.lists(st.booleans(), min_size=n, max_size=n))
-    elif dtype == "uint8":
-        vals = draw(st.lists(st.integers(0, 255), min_size=n, max_size=n))
-    elif dtype == "int64":
-        vals = draw(st.lists(st.one_of(st.sampled_from(SPECIAL_INTS), st.integers(-100, 100)), min_size=n, max_size=n))
-    else:
-        vals = draw(st.lists(st.one_of(st.sampled_from(SPECIAL_FLOATS), st.floats(-100, 100, width=32)), min_size=n, max_size=n))
-    arr = np.array(vals, dtype=dtype).reshape(shape)
-    return arr
-
+from fuzz_torch_autograd import AUTOGRAD_CASES, run_autograd_case
+from fuzz_torch_common import OUTCOMES, ALLOWED, BIG, DTYPES, SPECIAL_FLOATS, SPECIAL_INTS, Skip, arrays, compare
+from fuzz_torch_matmul_index import INDEX_CASES, MATMUL_CASES, run_index_case, run_matmul_case
 
 @st.composite
 def viewed(draw):
@@ -93,10 +75,6 @@ def apply_steps(x, steps, lib):
     return x
 
 
-class Skip(Exception):
-    """The views of a case could not be built in one of the libraries."""
-
-
 def prepared(arr, steps):
     """The same view chain in both libraries (Skip when torch refuses a step; aakaar may only refuse
     with one of its documented error types)."""
@@ -109,43 +87,6 @@ def prepared(arr, steps):
     except Exception:
         raise Skip from None
     return a, t
-
-
-def to_np(r):
-    if isinstance(r, (list, tuple)):
-        return [to_np(v) for v in r]
-    if isinstance(r, (ak.Tensor, torch.Tensor)):
-        return r.detach().cpu().numpy() if isinstance(r, torch.Tensor) else r.numpy()
-    return r
-
-
-def same(a, b, rtol):
-    if isinstance(a, list):
-        assert isinstance(b, list) and len(a) == len(b), (a, b)
-        for x, y in zip(a, b):
-            same(x, y, rtol)
-        return
-    a, b = np.asarray(a), np.asarray(b)
-    assert a.shape == b.shape, (a.shape, b.shape)
-    assert a.dtype == b.dtype, (a.dtype, b.dtype)
-    if a.dtype.kind == "f":
-        np.testing.assert_allclose(a, b, rtol=rtol, atol=rtol * 1e-3, equal_nan=True)
-    else:
-        np.testing.assert_array_equal(a, b)
-
-
-def compare(name, f_ak, f_torch, rtol=1e-6):
-    try:
-        ra = f_ak()
-    except ALLOWED:
-        return
-    try:
-        rt = f_torch()
-    except Exception:  # torch refuses something aakaar accepts: allowed (documented differences)
-        return
-    if name in ("any", "all") and isinstance(rt, torch.Tensor) and rt.dtype == torch.uint8:
-        rt = rt.bool()  # PyTorch keeps uint8 for any/all of uint8 (a legacy quirk); aakaar gives bool
-    same(to_np(ra), to_np(rt), rtol)
 
 
 # (Not sign: aakaar's sign(NaN) is NaN, as numpy's; PyTorch's is 0.)
@@ -225,25 +166,36 @@ def run_case(case):
         compare("flatten", lambda: a.flatten(s, e), lambda: t.flatten(s, e))
 
 
+# Each group: its strategy and how one case runs. "ops" is the first campaign's (lenient
+# comparison), the others compare strictly (fuzz_torch_common.strict).
+GROUPS = {
+    "ops": (CASES, run_case),
+    "matmul": (MATMUL_CASES, run_matmul_case),
+    "index": (INDEX_CASES, run_index_case),
+    "autograd": (AUTOGRAD_CASES, run_autograd_case),
+}
+
+
 def main() -> None:
-    n_examples, seed_value, last_case = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+    group, n_examples, seed_value, last_case = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    strategy, run = GROUPS[group]
 
     @seed(seed_value)
     @settings(max_examples=n_examples, deadline=None, database=None, derandomize=False,
               suppress_health_check=list(HealthCheck))
-    @given(CASES)
+    @given(strategy)
     def fuzz(case):
         with open(last_case, "w") as f:
             f.write(repr(case))
         try:
-            run_case(case)
+            run(case)
         except Skip:
             pass
 
     np.seterr(all="ignore")
     warnings.simplefilter("ignore")
     fuzz()
-    print("fuzz: ok", n_examples, "examples")
+    print("fuzz: ok", group, n_examples, "examples", dict(OUTCOMES))
 
 
 if __name__ == "__main__":

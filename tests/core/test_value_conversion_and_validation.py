@@ -83,10 +83,20 @@ def test_clamp_propagates_a_nan_bound():
 
 
 def test_integer_clamp_bounds_beyond_the_dtype():
+    """A clamp bound outside the tensor's dtype clamps by value: 300 clamps nothing in uint8.
+
+    PyTorch refuses these ("value cannot be converted to type uint8_t without overflow"), and
+    float32.clamp(0, 1e300) too: it converts the bound to the dtype first. We choose otherwise on
+    purpose: a bound is only compared with, never stored, so no value is lost (numpy's clip agrees);
+    the differential fuzz accepts exactly this refusal of torch's (fuzz_torch_common).
+    """
     u = ak.tensor([0, 100, 255], dtype=ak.uint8)
     assert u.clamp(-5, 300).tolist() == [0, 100, 255]
     assert u.clamp(min=50).tolist() == [50, 100, 255]
     assert ak.tensor([5, -5]).clamp(-1e18, 1e18).tolist() == [5, -5]
+    assert ak.tensor([1.0, -2.0]).clamp(-1e300, 1e300).tolist() == [1.0, -2.0]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        torch.tensor([0, 100, 255], dtype=torch.uint8).clamp(-5, 300)
 
 
 def test_numpy_scalars_keep_their_dtype():
