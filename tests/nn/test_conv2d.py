@@ -201,3 +201,29 @@ def test_conv2d_float32_threads_agree():
         assert_close(wa.grad, w.grad, 1e-5, 1e-2)
     finally:
         ak.set_num_threads(old)
+
+
+@pytest.mark.parametrize("needs", ["x", "w", "b", "xw", "wb"])
+def test_conv2d_gradient_subsets(needs):
+    """Only the gradients asked for are computed, and each is still right."""
+    x, w, b, kw = _inputs((2, 4, 7, 6, 4, 3, 3, 2, 1, 1, 2), torch.float64)
+    leaves_t = {"x": x, "w": w, "b": b}
+    for name, t in leaves_t.items():
+        t.requires_grad_(name in needs)
+    TF.conv2d(x, w, b, **kw).square().sum().backward()
+    xa, wa, ba = (to_ak(t).requires_grad_(name in needs) for name, t in leaves_t.items())
+    F.conv2d(xa, wa, ba, **kw).square().sum().backward()
+    for name, (a, t) in zip("xwb", [(xa, x), (wa, w), (ba, b)]):
+        if name in needs:
+            assert_close(a.grad, t.grad, 1e-10, 1e-12, name)
+        else:
+            assert a.grad is None
+
+
+def test_conv2d_no_grad_records_nothing():
+    x = ak.randn(1, 2, 5, 5, requires_grad=True)
+    w = ak.randn(3, 2, 3, 3, requires_grad=True)
+    with ak.no_grad():
+        out = F.conv2d(x, w)
+    assert not out.requires_grad and out.grad_fn is None
+    assert F.conv2d(x, w).grad_fn.name() == "ConvolutionBackward0"
