@@ -97,6 +97,26 @@ void im2col(const T* x, const Geometry& g, const Conv2dArgs& a, T* cols) {
 }
 // [[/book:im2col]]
 
+// dst[i] += src[i]: restrict, so GCC vectorises it (cols and the image never overlap).
+template <typename T>
+void add_row(int64_t n, const T* __restrict src, T* __restrict dst) {
+  for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
+}
+
+// sum of r[0..n) in double, over eight independent partial sums: one running sum would be a
+// chain of dependent adds that cannot be vectorised.
+template <typename T>
+double sum_in_double(const T* __restrict r, int64_t n) {
+  double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int k = 0; k < 8; ++k) acc[k] += double(r[i + k]);
+  double total = 0;
+  for (; i < n; ++i) total += double(r[i]);
+  for (int k = 0; k < 8; ++k) total += acc[k];
+  return total;
+}
+
 // The adjoint of im2col: x (Cg, H, W) += each column's entries at the pixels they came from.
 template <typename T>
 void col2im_add(const T* cols, const Geometry& g, const Conv2dArgs& a, T* x) {
@@ -114,7 +134,11 @@ void col2im_add(const T* cols, const Geometry& g, const Conv2dArgs& a, T* x) {
           if (ih < 0 || ih >= g.H) continue;
           const T* r = row + oh * g.Wo;
           T* dst = xc + ih * g.W + off;
-          for (int64_t ow = lo; ow < hi; ++ow) dst[ow * s1] += r[ow];
+          if (s1 == 1) {
+            add_row(hi - lo, r + lo, dst + lo);
+          } else {
+            for (int64_t ow = lo; ow < hi; ++ow) dst[ow * s1] += r[ow];
+          }
         }
       }
     }
@@ -184,10 +208,7 @@ void conv2d_backward_impl(const Tensor* grad_x, const Tensor* grad_w, const Tens
     T* gb = grad_b->data<T>();
     for (int64_t o = 0; o < g.O; ++o) {
       double acc = 0;
-      for (int64_t n = 0; n < g.N; ++n) {
-        const T* r = Gy + (n * g.O + o) * P;
-        for (int64_t i = 0; i < P; ++i) acc += double(r[i]);
-      }
+      for (int64_t n = 0; n < g.N; ++n) acc += sum_in_double(Gy + (n * g.O + o) * P, P);
       gb[o] = static_cast<T>(acc);
     }
   }
