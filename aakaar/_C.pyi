@@ -15,7 +15,7 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'avg_pool2d', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'conv2d', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'max_pool2d', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
@@ -1216,6 +1216,10 @@ def arange(start: typing.Any, end: typing.Any = None, step: typing.Any = 1, *, d
     """
     Values from start (inclusive) to end (exclusive) by step.
     """
+def avg_pool2d(input: typing.Any, kernel_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], ceil_mode: builtins.bool, count_include_pad: builtins.bool, divisor_override: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    2-d average pooling (divisor_override 0: none), PyTorch's divisor rules.
+    """
 def bernoulli(input: Tensor, *, generator: typing.Any = None) -> Tensor:
     """
     1 with probability p, else 0.
@@ -1231,6 +1235,10 @@ def broadcast_shapes(*args) -> tuple:
 def cat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
     Joins tensors along an existing dim.
+    """
+def conv2d(input: typing.Any, weight: typing.Any, bias: typing.Any, stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    2-d convolution, NCHW: im2col and the library's GEMM, one autograd node. padding is (top, bottom, left, right).
     """
 def cpu_allocator_stats() -> dict:
     """
@@ -1307,6 +1315,10 @@ def manual_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """
     Matrix product: 1-D operands are vectors, more dims are batches that broadcast.
+    """
+def max_pool2d(input: typing.Any, kernel_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], ceil_mode: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    2-d max pooling: (values, int64 indices into each H*W plane), PyTorch's tie and NaN rules.
     """
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """

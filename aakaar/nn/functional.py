@@ -243,3 +243,8 @@ from .functional_losses import *  # noqa: E402,F401,F403
 from .functional_losses import __all__ as _loss_names  # noqa: E402
 
 __all__ += [n for n in _loss_names if n not in __all__]
+
+# Convolution and pooling (functional_conv.py): single ops of the core, as linear is.
+from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401
+
+__all__ += ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]

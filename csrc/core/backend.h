@@ -126,6 +126,27 @@ struct OptimizerStep {
 };
 // [[/book:optimizer_step_struct]]
 
+// The geometry of a 2-d convolution (backend entries conv2d and conv2d_backward). The op has
+// worked out the output size (the output tensor's shape) from the input, the kernel, and the
+// padding before (top, left) and after (bottom, right) the input, which may differ ('same'
+// with an even kernel); a kernel reads only the padding before, the output size says the rest.
+struct Conv2dArgs {
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};  // top, left: zeros read before row 0 and column 0
+  int64_t dilation[2] = {1, 1};
+  int64_t groups = 1;
+};
+// The geometry of a 2-d pooling window (backend entries max_pool2d, avg_pool2d and
+// avg_pool2d_backward), PyTorch's arguments; the output size is the output tensor's shape.
+struct Pool2dArgs {
+  int64_t kernel[2] = {1, 1};
+  int64_t stride[2] = {1, 1};
+  int64_t padding[2] = {0, 0};
+  int64_t dilation[2] = {1, 1};   // max pooling only
+  bool count_include_pad = true;  // average pooling: padded zeros count in the divisor
+  int64_t divisor_override = 0;   // average pooling: the divisor, when not 0
+};
+
 // [[book:backend_table]]
 struct Backend {
   StoragePtr (*allocate)(size_t nbytes, Device device);
@@ -224,6 +245,25 @@ struct Backend {
   // g (N,) contiguous; nll and log_alpha as the forward filled them; the betas are computed here.
   void (*ctc_loss_backward)(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
                             const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a) = nullptr;
+
+  // ---- 2-d convolution and pooling (NCHW). ----
+  // out (N, O, Ho, Wo) = conv(x (N, C, H, W), w (O, C / groups, kH, kW)) + b (O,) or null:
+  // out[n, o, i, j] = b[o] + sum_{c, p, q} w[o, c, p, q] x[n, g C/G + c, i s0 - pad0 + p d0, j s1 - pad1 + q d1]
+  // (x read as 0 outside it), g = o / (O / groups). x, w, b contiguous, one float dtype.
+  void (*conv2d)(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a) = nullptr;
+  // The three gradients of conv2d from g (out's shape, contiguous): grad_x (x's shape), grad_w (w's),
+  // grad_b (O,), each fresh and contiguous, or null (skipped).
+  void (*conv2d_backward)(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
+                          const Tensor& x, const Tensor& w, const Conv2dArgs& a) = nullptr;
+  // Max pooling of x (P, H, W) contiguous (P = batch times channels) into out (P, Ho, Wo), and
+  // indices (P, Ho, Wo) int64: the flat position h W + w of each maximum in its plane. PyTorch's
+  // rule: the first maximum in row-major window order wins a tie, and a NaN is a maximum (the last
+  // NaN of the window wins); a window of -inf gives its first element's index.
+  void (*max_pool2d)(const Tensor& out, const Tensor& indices, const Tensor& x, const Pool2dArgs& a) = nullptr;
+  // Average pooling of x (P, H, W) contiguous into out (P, Ho, Wo), PyTorch's divisor rules; and its
+  // backward: grad_x (P, H, W) = each g (P, Ho, Wo) shared out over its window by the same divisor.
+  void (*avg_pool2d)(const Tensor& out, const Tensor& x, const Pool2dArgs& a) = nullptr;
+  void (*avg_pool2d_backward)(const Tensor& grad_x, const Tensor& g, const Pool2dArgs& a) = nullptr;
 };
 // [[/book:backend_table]]
 

@@ -194,7 +194,9 @@ const Backend kCpuBackend{
     // fused pointwise losses (losses branch)
     pointwise_loss, pointwise_loss_backward,
     // CTC loss (losses branch)
-    ctc_loss, ctc_loss_backward};
+    ctc_loss, ctc_loss_backward,
+    // 2-d convolution and pooling (conv branch)
+    conv2d, conv2d_backward, max_pool2d, avg_pool2d, avg_pool2d_backward};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }

@@ -33,5 +33,12 @@ void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_prob
               const CtcLossArgs& a);
 void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
                        const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a);
+// 2-d convolution (cpu/fused/conv2d.cpp) and pooling (cpu/fused/conv2d_pool.cpp).
+void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a);
+void conv2d_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
+                     const Tensor& x, const Tensor& w, const Conv2dArgs& a);
+void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Pool2dArgs& a);
+void avg_pool2d(const Tensor& out, const Tensor& x, const Pool2dArgs& a);
+void avg_pool2d_backward(const Tensor& grad_x, const Tensor& g, const Pool2dArgs& a);
 
 }  // namespace aakaar::cpu

@@ -4,6 +4,7 @@
 // device. Ops never touch memory themselves.
 #pragma once
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "core/backend.h"
@@ -157,6 +158,31 @@ TensorPtr pointwise_loss(PointwiseLoss kind, const TensorPtr& x, const TensorPtr
 // reduction is the caller's (F.ctc_loss). RuntimeError on a device without the fused kernel.
 TensorPtr ctc_loss(const TensorPtr& log_probs, const TensorPtr& targets, const std::vector<int64_t>& input_lengths,
                    const std::vector<int64_t>& target_lengths, int64_t blank, bool zero_infinity);
+
+// ---- 2-d convolution and pooling (conv.cpp), NCHW, PyTorch's checks and errors ----
+// The arguments of conv2d: padding before and after each spatial dim (top, bottom, left, right).
+struct Conv2dGeometry {
+  int64_t stride[2] = {1, 1};
+  int64_t padding[4] = {0, 0, 0, 0};
+  int64_t dilation[2] = {1, 1};
+  int64_t groups = 1;
+  Conv2dArgs args() const {
+    Conv2dArgs a;
+    a.stride[0] = stride[0], a.stride[1] = stride[1];
+    a.padding[0] = padding[0], a.padding[1] = padding[2];
+    a.dilation[0] = dilation[0], a.dilation[1] = dilation[1];
+    a.groups = groups;
+    return a;
+  }
+};
+// x (N, C, H, W) or (C, H, W), w (O, C / groups, kH, kW), b (O,) or null: one op, one autograd
+// node (Conv2dBackward). RuntimeError on a device without the conv2d kernels.
+TensorPtr conv2d(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Conv2dGeometry& c);
+// Max pooling of x (N, C, H, W) or (C, H, W): (values, int64 indices into each H W plane).
+TensorPtr avg_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
+std::pair<TensorPtr, TensorPtr> max_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
+// Average pooling of planes xp (P, H, W) into (P, Ho, Wo), recorded (its backward's backward uses it).
+TensorPtr avg_pool2d_planes(const TensorPtr& xp, int64_t Ho, int64_t Wo, const Pool2dArgs& a);
 
 // Checks shared by ops.
 void check_same_device(const TensorPtr& a, const TensorPtr& b, const char* op);

@@ -15,6 +15,9 @@
 namespace py = pybind11;
 using namespace aakaar;
 
+// 2-d convolution and pooling (bind_conv.cpp), bound with the fused Linear op.
+void bind_conv(py::module_& m);
+
 namespace {
 
 TensorPtr tensor_arg(py::handle h, const char* name, bool optional) {
@@ -37,6 +40,7 @@ LinearActivation activation_arg(py::handle h) {
 }  // namespace
 
 void bind_linear(py::module_& m) {
+  bind_conv(m);
   m.def("linear", [](py::handle x, py::handle w, py::handle b, py::handle activation) {
     return ops::linear(tensor_arg(x, "input", false), tensor_arg(w, "weight", false), tensor_arg(b, "bias", true),
                        activation_arg(activation));

@@ -12,6 +12,7 @@ PROGRAMS = {
     "emnist": ("emnist_benchmark", "train an MLP on EMNIST: aakaar against PyTorch's default, foreach and fused"),
     "train_step": ("train_step", "one EMNIST-shaped training step against PyTorch's fused SGD"),
     "optim_step": ("optim_step", "one optimizer step over an MLP's parameters against PyTorch's three variants"),
+    "conv": ("conv", "conv2d and max_pool2d forward and backward at a small EMNIST CNN's shapes against PyTorch"),
     "losses": ("losses", "fused losses (cross-entropy, BCE-with-logits, MSE) against PyTorch"),
     "gemm": ("gemm", "the CPU GEMM ladder against OpenBLAS and PyTorch"),
     "ops": ("ops", "per-op overhead and throughput against PyTorch and numpy"),

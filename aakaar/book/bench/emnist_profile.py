@@ -22,6 +22,7 @@ CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "05": ("reductions", ("reduce", "arg_reduce", "softmax", "cumsum")),
     "06": ("matmul on the CPU", ("bmm", "linear", "linear_backward")),
     "10": ("memory: the allocator", ("allocate",)),
+    "13b": ("convolutions", ("conv2d", "conv2d_backward", "max_pool2d", "avg_pool2d", "avg_pool2d_backward")),
     "14": ("loss functions", ("cross_entropy", "cross_entropy_backward", "pointwise_loss", "pointwise_loss_backward",
                                "ctc_loss", "ctc_loss_backward")),
     "15": ("optimizers", ("optimizer_step",)),
