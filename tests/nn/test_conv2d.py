@@ -33,6 +33,10 @@ CASES = [
     (2, 2, 5, 6, 3, 3, 3, 1, "valid", 1, 1),
     (0, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1),        # an empty batch
     (2, 3, 3, 3, 4, 3, 3, 1, (0, 2), (1, 1), 1),
+    # stride 1 and Wo == W: im2col's one-flat-copy-per-tap path, with Ho != H too
+    (2, 3, 6, 5, 4, 3, 3, 1, (0, 1), 1, 1),
+    (1, 2, 5, 6, 3, 3, 3, 1, (2, 1), (2, 1), 1),
+    (1, 2, 4, 3, 2, 5, 3, 1, (3, 1), 1, 1),    # taps entirely in the padding rows
 ]
 
 
