@@ -262,13 +262,13 @@ void conv2d_forward(const Tensor& out, const Tensor& x, const Tensor& w, const T
           im2col(xg, g, a, buf.data());
           cols = buf.data();
         }
-        // out^T (P, Og) = cols^T (P, K) @ W_group^T (K, Og) + b: written transposed so the bias is
-        // one value per column, as the GEMM's fused epilogue adds it; the GEMM picks the
-        // orientation it runs fastest in, so the transpose costs nothing.
+        // out (Og, P) = W_group (Og, K) @ cols (K, P) + b, every operand row-major. The bias
+        // (one value per row) is written first and the product added to it (beta = 1).
         T* yg = Y + (n * g.O + grp * g.Og) * P;
         const T* wg = Wt + grp * g.Og * K;
-        gemm_bias_act<T>(P, g.Og, K, T(1), cols, 1, P, wg, 1, K, T(0), yg, 1, P,
-                         B ? B + grp * g.Og : nullptr, 1, GemmActivation::None);
+        if (B)
+          for (int64_t o = 0; o < g.Og; ++o) std::fill(yg + o * P, yg + (o + 1) * P, B[grp * g.Og + o]);
+        gemm<T>(g.Og, P, K, T(1), wg, K, 1, cols, P, 1, B ? T(1) : T(0), yg, P, 1);
       }
     }
   });
