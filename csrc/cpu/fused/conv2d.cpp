@@ -16,6 +16,10 @@
 //   grad_b = sums of g over images and positions
 //
 // A 1x1 kernel with stride 1 and no padding needs no copy: cols is the image.
+// With stride 1 and an output as wide as the input (a 'same' convolution),
+// each kernel tap's row of cols is the image shifted, one flat copy (and
+// col2im one flat add) with the padding columns zeroed: not one short copy
+// per output row.
 // Images are spread over the thread pool; each chunk of images has its own
 // cols buffer and, in the backward, its own partial grad_W, summed in chunk
 // order at the end (so a given thread count always gives the same bits).
