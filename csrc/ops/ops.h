@@ -179,8 +179,9 @@ struct Conv2dGeometry {
 // node (Conv2dBackward). RuntimeError on a device without the conv2d kernels.
 TensorPtr conv2d(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Conv2dGeometry& c);
 // Max pooling of x (N, C, H, W) or (C, H, W): (values, int64 indices into each H W plane).
-TensorPtr avg_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
 std::pair<TensorPtr, TensorPtr> max_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
+// Average pooling of x (N, C, H, W) or (C, H, W) (a.dilation must be 1).
+TensorPtr avg_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
 // Average pooling of planes xp (P, H, W) into (P, Ho, Wo), recorded (its backward's backward uses it).
 TensorPtr avg_pool2d_planes(const TensorPtr& xp, int64_t Ho, int64_t Wo, const Pool2dArgs& a);
 

@@ -33,6 +33,10 @@ CASES = [
     (2, 2, 5, 6, 3, 3, 3, 1, "valid", 1, 1),
     (0, 2, 5, 5, 3, 3, 3, 1, 1, 1, 1),        # an empty batch
     (2, 3, 3, 3, 4, 3, 3, 1, (0, 2), (1, 1), 1),
+    # stride 1 and Wo == W: im2col's one-flat-copy-per-tap path, with Ho != H too
+    (2, 3, 6, 5, 4, 3, 3, 1, (0, 1), 1, 1),
+    (1, 2, 5, 6, 3, 3, 3, 1, (2, 1), (2, 1), 1),
+    (1, 2, 4, 3, 2, 5, 3, 1, (3, 1), 1, 1),    # taps entirely in the padding rows
 ]
 
 
@@ -227,3 +231,16 @@ def test_conv2d_no_grad_records_nothing():
         out = F.conv2d(x, w)
     assert not out.requires_grad and out.grad_fn is None
     assert F.conv2d(x, w).grad_fn.name() == "ConvolutionBackward0"
+
+
+def test_device_without_kernel_says_so():
+    """The CUDA table leaves conv2d and the pooling entries null: the ops name the device."""
+    if not ak.cuda.is_available():
+        pytest.skip("no CUDA device: the CUDA table's null conv2d entries are checked where one exists")
+    x, w = ak.randn(1, 2, 5, 5).to("cuda"), ak.randn(3, 2, 3, 3).to("cuda")
+    with pytest.raises(RuntimeError, match="not implemented on the cuda"):
+        F.conv2d(x, w)
+    with pytest.raises(RuntimeError, match="not implemented on the cuda"):
+        F.max_pool2d(x, 2)
+    with pytest.raises(RuntimeError, match="not implemented on the cuda"):
+        F.avg_pool2d(x, 2)

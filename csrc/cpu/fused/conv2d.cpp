@@ -16,6 +16,10 @@
 //   grad_b = sums of g over images and positions
 //
 // A 1x1 kernel with stride 1 and no padding needs no copy: cols is the image.
+// With stride 1 and an output as wide as the input (a 'same' convolution),
+// each kernel tap's row of cols is the image shifted, one flat copy (and
+// col2im one flat add) with the padding columns zeroed: not one short copy
+// per output row.
 // Images are spread over the thread pool; each chunk of images has its own
 // cols buffer and, in the backward, its own partial grad_W, summed in chunk
 // order at the end (so a given thread count always gives the same bits).
@@ -71,11 +75,66 @@ void copy_row(int64_t n, int64_t lo, int64_t hi, const T* __restrict src, T* __r
   for (int64_t i = hi; i < n; ++i) r[i] = T(0);
 }
 
+// The rows of a tap that read the input (oh0 <= oh < oh1, lo <= ow < hi) when stride is 1 and
+// Wo == W (a 'same' convolution): then row oh of the tap's im2col row is row oh + shift of the
+// input shifted by off, and the whole tap is one flat copy from the input, flat index
+// i -> i + shift W + off, for i in [i0, i1), except the padding columns at each row's ends.
+struct FlatTap {
+  int64_t shift, off, lo, hi, oh0, oh1, i0, i1;
+  bool empty() const { return oh1 <= oh0 || lo >= hi; }
+};
+
+bool flat_taps(const Geometry& g, const Conv2dArgs& a) {
+  return a.stride[0] == 1 && a.stride[1] == 1 && g.Wo == g.W;
+}
+
+FlatTap flat_tap(const Geometry& g, const Conv2dArgs& a, int64_t p, int64_t q) {
+  FlatTap t{};
+  t.shift = p * a.dilation[0] - a.padding[0];
+  t.off = q * a.dilation[1] - a.padding[1];
+  valid_range(t.off, 1, g.W, g.Wo, t.lo, t.hi);
+  t.oh0 = std::max<int64_t>(0, -t.shift);
+  t.oh1 = std::min(g.Ho, g.H - t.shift);
+  t.i0 = t.oh0 * g.Wo + t.lo;
+  t.i1 = (t.oh1 - 1) * g.Wo + t.hi;
+  return t;
+}
+
+// Zeros the padding columns of rows oh0..oh1-1 of one tap's row of cols.
+template <typename T>
+void zero_row_ends(const FlatTap& t, int64_t Wo, T* r) {
+  for (int64_t oh = t.oh0; oh < t.oh1; ++oh) {
+    for (int64_t ow = 0; ow < t.lo; ++ow) r[oh * Wo + ow] = T(0);
+    for (int64_t ow = t.hi; ow < Wo; ++ow) r[oh * Wo + ow] = T(0);
+  }
+}
+
 // [[book:im2col]]
 // cols (Cg kH kW, Ho Wo) from one image's group of channels x (Cg, H, W).
 template <typename T>
 void im2col(const T* x, const Geometry& g, const Conv2dArgs& a, T* cols) {
   const int64_t s0 = a.stride[0], s1 = a.stride[1];
+  if (flat_taps(g, a)) {  // one flat copy per tap rather than one per output row
+    const int64_t n = g.hw_out();
+    for (int64_t c = 0; c < g.Cg; ++c) {
+      const T* xc = x + c * g.H * g.W;
+      for (int64_t p = 0; p < g.kH; ++p) {
+        for (int64_t q = 0; q < g.kW; ++q) {
+          T* r = cols + ((c * g.kH + p) * g.kW + q) * n;
+          const FlatTap t = flat_tap(g, a, p, q);
+          if (t.empty()) {
+            std::fill(r, r + n, T(0));
+            continue;
+          }
+          std::fill(r, r + t.i0, T(0));
+          copy_row(t.i1 - t.i0, 0, t.i1 - t.i0, xc + t.i0 + t.shift * g.W + t.off, r + t.i0);
+          std::fill(r + t.i1, r + n, T(0));
+          zero_row_ends(t, g.Wo, r);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < g.Cg; ++c) {
     const T* xc = x + c * g.H * g.W;
     for (int64_t p = 0; p < g.kH; ++p) {
@@ -127,9 +186,26 @@ double sum_in_double(const T* __restrict r, int64_t n) {
 }
 
 // The adjoint of im2col: x (Cg, H, W) += each column's entries at the pixels they came from.
+// cols is scratch: the flat path zeros its padding entries before one flat add per tap.
 template <typename T>
-void col2im_add(const T* cols, const Geometry& g, const Conv2dArgs& a, T* x) {
+void col2im_add(T* cols, const Geometry& g, const Conv2dArgs& a, T* x) {
   const int64_t s0 = a.stride[0], s1 = a.stride[1];
+  if (flat_taps(g, a)) {
+    const int64_t n = g.hw_out();
+    for (int64_t c = 0; c < g.Cg; ++c) {
+      T* xc = x + c * g.H * g.W;
+      for (int64_t p = 0; p < g.kH; ++p) {
+        for (int64_t q = 0; q < g.kW; ++q) {
+          T* r = cols + ((c * g.kH + p) * g.kW + q) * n;
+          const FlatTap t = flat_tap(g, a, p, q);
+          if (t.empty()) continue;
+          zero_row_ends(t, g.Wo, r);
+          add_row(t.i1 - t.i0, r + t.i0, xc + t.i0 + t.shift * g.W + t.off);
+        }
+      }
+    }
+    return;
+  }
   for (int64_t c = 0; c < g.Cg; ++c) {
     T* xc = x + c * g.H * g.W;
     for (int64_t p = 0; p < g.kH; ++p) {
@@ -190,13 +266,13 @@ void conv2d_forward(const Tensor& out, const Tensor& x, const Tensor& w, const T
           im2col(xg, g, a, buf.data());
           cols = buf.data();
         }
-        // out^T (P, Og) = cols^T (P, K) @ W_group^T (K, Og) + b: written transposed so the bias is
-        // one value per column, as the GEMM's fused epilogue adds it; the GEMM picks the
-        // orientation it runs fastest in, so the transpose costs nothing.
+        // out (Og, P) = W_group (Og, K) @ cols (K, P) + b, every operand row-major. The bias
+        // (one value per row) is written first and the product added to it (beta = 1).
         T* yg = Y + (n * g.O + grp * g.Og) * P;
         const T* wg = Wt + grp * g.Og * K;
-        gemm_bias_act<T>(P, g.Og, K, T(1), cols, 1, P, wg, 1, K, T(0), yg, 1, P,
-                         B ? B + grp * g.Og : nullptr, 1, GemmActivation::None);
+        if (B)
+          for (int64_t o = 0; o < g.Og; ++o) std::fill(yg + o * P, yg + (o + 1) * P, B[grp * g.Og + o]);
+        gemm<T>(g.Og, P, K, T(1), wg, K, 1, cols, P, 1, B ? T(1) : T(0), yg, P, 1);
       }
     }
   });
