@@ -1,0 +1,41 @@
+"""The ``%%cpp NAME [FUNCTION ...]`` cell magic (registered by ``%load_ext aakaar.jit``)."""
+from __future__ import annotations
+
+import shlex
+
+from IPython.core.error import UsageError
+from IPython.core.magic import Magics, cell_magic, magics_class
+from IPython.core.magic_arguments import argument, magic_arguments, parse_argstring
+
+from . import load_inline
+from ._build import CompileError, JitError
+
+
+@magics_class
+class JitMagics(Magics):
+    @magic_arguments()
+    @argument("name", help="the module's name; also the function bound when no FUNCTION is given")
+    @argument("functions", nargs="*", help="the C++ functions to bind into the notebook (default: NAME)")
+    @argument("--cflags", default="", help='more compiler options, quoted: --cflags "-DN=4 -O2"')
+    @argument("--timeout", type=float, default=None, help="seconds the compile may take")
+    @cell_magic
+    def cpp(self, line: str, cell: str):
+        """Compile the cell's C++ against the library and bind its functions in the notebook.
+
+        ``%%cpp relu_`` binds the C++ function ``relu_``; ``%%cpp ops add_ mul_`` binds two and
+        names the module ``ops``. Compiler errors are reported by the cell's own line numbers
+        (the ``%%cpp`` line is line 1). See :mod:`aakaar.jit`.
+        """
+        args = parse_argstring(self.cpp, line)
+        if not args.name.isidentifier():
+            raise UsageError(f"%%cpp: the name must be a Python identifier, got {args.name!r}")
+        functions = args.functions or [args.name]
+        try:
+            module = load_inline(args.name, cell, functions, extra_cflags=shlex.split(args.cflags),
+                                 timeout=args.timeout, first_line=2, cell_name=f"<cell {args.name}>")
+        except (CompileError, JitError) as e:
+            # Shown without the frames of this magic and of the builder: they are not the learner's.
+            raise e.with_traceback(None) from None
+        for fn in functions:
+            py_name = fn.rsplit("::", 1)[-1]
+            self.shell.user_ns[py_name] = getattr(module, py_name)
