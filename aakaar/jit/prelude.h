@@ -22,18 +22,18 @@
 namespace aakaar::jit {
 
 // Thrown by the stub of a C++ exercise (aakaar.book.exercises writes
-// `throw aakaar::jit::NotImplemented("Exercise N.M: ...")`); Python sees a
+// `throw aakaar::jit::NotImplementedError("Exercise N.M: ...")`); Python sees a
 // NotImplementedError, as for the Python exercises.
-struct NotImplemented : std::logic_error {
+struct NotImplementedError : std::logic_error {
   using std::logic_error::logic_error;
 };
 
-// Registered by the generated module: NotImplemented -> NotImplementedError.
+// Registered by the generated module: this type -> NotImplementedError.
 inline void register_translators() {
   pybind11::register_local_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);
-    } catch (const NotImplemented& e) {
+    } catch (const NotImplementedError& e) {
       PyErr_SetString(PyExc_NotImplementedError, e.what());
     }
   });

@@ -20,7 +20,7 @@ void double_(const aakaar::Tensor& x) {
 def test_the_stub_of_a_cpp_cell_is_a_throw():
     stub, ids = stub_solutions(CELL, "cell")
     assert ids == ["9.1"]
-    assert stub.split("\n")[2] == ('  throw aakaar::jit::NotImplemented("Exercise 9.1: double every element of '
+    assert stub.split("\n")[2] == ('  throw aakaar::jit::NotImplementedError("Exercise 9.1: double every element of '
                                    'the \\"contiguous\\" float32 tensor");')
     assert "p[i] *= 2" not in stub and "SOLUTION" not in stub
     assert exercise_ids({"cells": [{"cell_type": "code", "source": CELL}]}) == ["9.1"]

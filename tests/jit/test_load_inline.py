@@ -44,7 +44,7 @@ aakaar::TensorPtr sigmoid(const aakaar::TensorPtr& x) {
 
 aakaar::TensorPtr same(aakaar::TensorPtr x) { return x; }
 
-int todo() { throw aakaar::jit::NotImplemented("Exercise 0.0: not yet"); }
+int todo() { throw aakaar::jit::NotImplementedError("Exercise 0.0: not yet"); }
 """
 FUNCTIONS = ["scale_", "sigmoid", "same", "todo"]
 

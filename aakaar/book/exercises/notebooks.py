@@ -10,10 +10,10 @@ A solution region in a code cell of ``solutions/NN-topic.ipynb`` looks like::
 ``build`` replaces everything from BEGIN to END (markers included) by
 ``raise NotImplementedError("Exercise 2.1: return the row-major strides of `shape`")`` at the
 marker's indentation. In a C++ cell (``%%cpp``, see :mod:`aakaar.jit`) the markers are ``//``
-comments and the stub is ``throw aakaar::jit::NotImplemented("Exercise N.M: ...");``: it compiles,
-and calling the function raises the same NotImplementedError in Python. Check cells start with
-``# Check exercise 2.1``; their recorded output is kept (nbval compares it), every other output is
-cleared.
+comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``: it
+compiles, and calling the function raises the same NotImplementedError in Python. Check cells start
+with ``# Check exercise 2.1``; their recorded output is kept (nbval compares it), every other output
+is cleared.
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def stub_solutions(source: str, where: str) -> tuple[str, list[str]]:
                     raise ExerciseError(f"{where}, line {n}: a {'C++' if is_cpp else 'Python'} cell marks its "
                                         f"solution with {'//' if is_cpp else '#'} comments, not {m['comment']}")
                 if is_cpp:  # compiles, and the call raises NotImplementedError (aakaar/jit/prelude.h)
-                    out.append(f'{m["indent"]}throw aakaar::jit::NotImplemented("Exercise {m["id"]}: {task}");')
+                    out.append(f'{m["indent"]}throw aakaar::jit::NotImplementedError("Exercise {m["id"]}: {task}");')
                 else:
                     out.append(f'{m["indent"]}raise NotImplementedError("Exercise {m["id"]}: {task}")')
             elif "BEGIN SOLUTION" in line or END.match(line):
