@@ -22,6 +22,7 @@ In IPython / Jupyter::
     void scale_(const aakaar::Tensor& t, double a) { ... }
 
 compiles the cell and binds ``scale_`` in the notebook (``%%cpp NAME FN1 FN2`` binds several).
+``%%cuda NAME ...`` does the same for CUDA, compiled for the CUDA emulator (``cuda=True``).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ __all__ = ["load_inline", "CompileError", "CompileTimeoutError", "CompilerNotFou
 def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, str] | None = None, *,
                 extra_cflags: Iterable[str] = (), extra_ldflags: Iterable[str] = (),
                 compiler: str | None = None, timeout: float | None = None, first_line: int = 1,
-                cell_name: str | None = None) -> ModuleType:
+                cell_name: str | None = None, cuda: bool = False) -> ModuleType:
     """Compile ``cpp_source`` (C++17) into a Python module and load it, as
     ``torch.utils.cpp_extension.load_inline`` does.
 
@@ -53,6 +54,12 @@ def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[s
         timeout: seconds the compile may take (default ``AAKAAR_JIT_TIMEOUT`` or 300).
         first_line: the line number of the source's first line in error messages (2 under ``%%cpp``).
         cell_name: the file name the compiler reports (default ``NAME.cpp``).
+        cuda: the source is CUDA, compiled for the CUDA emulator (csrc/cuda/emu) with the host
+            compiler: kernels run on the CPU, over CPU tensors' memory, and a bad launch, a barrier
+            not reached by every thread or a warp operation missing lanes raises the emulator's
+            RuntimeError naming the kernel and the block. Launch with
+            ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``, the spelling that compiles with
+            nvcc too (building for a real GPU with nvcc is not done yet).
 
     Raises:
         CompileError: the source did not compile; its message lists the errors by the source's
@@ -63,11 +70,11 @@ def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[s
         ValueError: ``name`` is not an identifier.
     """
     b = build(name, cpp_source, functions, extra_cflags=extra_cflags, extra_ldflags=extra_ldflags,
-              compiler=compiler, timeout=timeout, first_line=first_line, cell_name=cell_name)
+              compiler=compiler, timeout=timeout, first_line=first_line, cell_name=cell_name, cuda=cuda)
     return load(b)
 
 
 def load_ipython_extension(ipython) -> None:
-    """``%load_ext aakaar.jit``: registers the ``%%cpp`` cell magic."""
+    """``%load_ext aakaar.jit``: registers the ``%%cpp`` and ``%%cuda`` cell magics."""
     from .magic import JitMagics
     ipython.register_magics(JitMagics)

@@ -30,6 +30,10 @@ BASE_FLAGS = ("-std=c++17", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
               "-fno-math-errno", "-fno-trapping-math", "-Wall", "-Wno-unused-function")
 
 
+EMU_FLAGS = ("-fstack-clash-protection", "-pthread")
+EMU_RUNTIME = ("emu_runtime.cpp", "fiber.cpp")
+
+
 class JitError(RuntimeError):
     """A C++ source that aakaar.jit could not build or load (PyTorch's load_inline raises RuntimeError too)."""
 
@@ -128,9 +132,11 @@ def _library_module() -> pathlib.Path:
 
 
 def _headers_state(csrc: pathlib.Path) -> str:
-    """Names, sizes and times of the headers a cell may include: an edited header is a new build."""
+    """Names, sizes and times of the headers a cell may include (and of the emulator's runtime, which
+    a CUDA cell compiles in): an edited one is a new build."""
     h = hashlib.sha256()
-    for p in sorted(csrc.rglob("*.h")):
+    files = [*csrc.rglob("*.h"), *csrc.rglob("*.cuh"), *(csrc / "cuda" / "emu" / f for f in EMU_RUNTIME)]
+    for p in sorted(files):
         st = p.stat()
         h.update(f"{p.relative_to(csrc)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
@@ -158,11 +164,13 @@ def _normalise_functions(functions: Sequence[str] | Mapping[str, str] | None) ->
 
 
 def generate_source(module_name: str, cell_name: str, cpp_source: str, functions: dict[str, str],
-                    first_line: int) -> str:
+                    first_line: int, cuda: bool = False) -> str:
     """The translation unit: the prelude, the cell under a #line directive (so the compiler reports
-    the cell's own line numbers), then the bindings of ``functions``."""
+    the cell's own line numbers), then the bindings of ``functions``. A CUDA cell also sees the
+    CUDA emulator (csrc/cuda/emu/cuda_emu.h: threadIdx, __syncthreads, AAKAAR_LAUNCH, ...)."""
     quoted = cell_name.replace("\\", "\\\\").replace('"', '\\"')
     parts = [f'#include "{PRELUDE.name}"',
+             *(['#include "cuda/emu/cuda_emu.h"'] if cuda else []),
              f"#define AAKAAR_JIT_MODULE_NAME {module_name}",
              f'#line {first_line} "{quoted}"',
              cpp_source,
@@ -193,11 +201,16 @@ def _python_include() -> list[str]:
 
 
 def compile_command(argv: list[str], src: pathlib.Path, out: pathlib.Path, csrc: pathlib.Path,
-                    library: pathlib.Path, extra_cflags: Sequence[str], extra_ldflags: Sequence[str]) -> list[str]:
+                    library: pathlib.Path, extra_cflags: Sequence[str], extra_ldflags: Sequence[str],
+                    cuda: bool = False) -> list[str]:
     import pybind11
+    # The emulator's runtime is compiled into the module (the library's CPU build has none);
+    # -fstack-clash-protection as in the library's EMU build: a big kernel frame still hits the
+    # guard page below a fiber's stack.
+    emu = [*EMU_FLAGS, *(str(csrc / "cuda" / "emu" / f) for f in EMU_RUNTIME)] if cuda else []
     return [*argv, *BASE_FLAGS, *extra_cflags,
             f"-I{PRELUDE.parent}", f"-I{csrc}", f"-I{pybind11.get_include()}", *_python_include(),
-            str(src), "-o", str(out),
+            str(src), *emu, "-o", str(out),
             # Linked by path: the loader finds the aakaar._C that Python already loaded (the same
             # file), so Tensor::empty, the thread pool and the allocator are the library's own.
             str(library), *extra_ldflags]
@@ -241,8 +254,10 @@ class Build:
 
 def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, str] | None = None, *,
           extra_cflags: Iterable[str] = (), extra_ldflags: Iterable[str] = (), compiler: str | None = None,
-          timeout: float | None = None, first_line: int = 1, cell_name: str | None = None) -> Build:
-    """Compile ``cpp_source`` into a module file in the cache (or find it there)."""
+          timeout: float | None = None, first_line: int = 1, cell_name: str | None = None,
+          cuda: bool = False) -> Build:
+    """Compile ``cpp_source`` into a module file in the cache (or find it there). With ``cuda``,
+    the source is CUDA compiled for the CUDA emulator (see :func:`aakaar.jit.load_inline`)."""
     check_name(name)
     if not isinstance(cpp_source, str):
         raise TypeError(f"aakaar.jit: cpp_source must be a str, got {type(cpp_source).__name__}")
@@ -258,7 +273,7 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
     # changed cell loads under a fresh name (Python cannot reload an extension module in place).
     st = library.stat()
     key = hashlib.sha256("\0".join([
-        cpp_source, repr(sorted(fns.items())), repr(first_line), cell_name, repr(BASE_FLAGS),
+        cpp_source, repr(sorted(fns.items())), repr(first_line), cell_name, repr(BASE_FLAGS), repr(cuda),
         repr(extra_cflags), repr(extra_ldflags), _compiler_version(tuple(argv)), pybind11.__version__,
         sys.version, PRELUDE.read_text(), _headers_state(csrc),
         _file_digest(str(library), st.st_mtime_ns, st.st_size)]).encode()).hexdigest()[:16]
@@ -269,13 +284,13 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
         return Build(path, module_name, cached=True)
 
     folder.mkdir(parents=True, exist_ok=True)
-    src_text = generate_source(module_name, cell_name, cpp_source, fns, first_line)
+    src_text = generate_source(module_name, cell_name, cpp_source, fns, first_line, cuda)
     with tempfile.TemporaryDirectory(prefix=f"{module_name}-", dir=folder) as tmp:
         tmpdir = pathlib.Path(tmp)
         src = tmpdir / f"{module_name}.cpp"
         src.write_text(src_text)
         out = tmpdir / path.name
-        cmd = compile_command(argv, src, out, csrc, library, extra_cflags, extra_ldflags)
+        cmd = compile_command(argv, src, out, csrc, library, extra_cflags, extra_ldflags, cuda)
         limit = timeout if timeout is not None else float(os.environ.get("AAKAAR_JIT_TIMEOUT", DEFAULT_TIMEOUT_S))
         try:
             r = _run_compiler(cmd, limit, tmpdir)

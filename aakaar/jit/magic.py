@@ -1,4 +1,5 @@
-"""The ``%%cpp NAME [FUNCTION ...]`` cell magic (registered by ``%load_ext aakaar.jit``)."""
+"""The ``%%cpp NAME [FUNCTION ...]`` and ``%%cuda NAME [FUNCTION ...]`` cell magics (registered by
+``%load_ext aakaar.jit``)."""
 from __future__ import annotations
 
 import shlex
@@ -26,13 +27,31 @@ class JitMagics(Magics):
         names the module ``ops``. Compiler errors are reported by the cell's own line numbers
         (the ``%%cpp`` line is line 1). See :mod:`aakaar.jit`.
         """
-        args = parse_argstring(self.cpp, line)
+        return self._compile(self.cpp, "cpp", line, cell, cuda=False)
+
+    @magic_arguments()
+    @argument("name", help="the module's name; also the function bound when no FUNCTION is given")
+    @argument("functions", nargs="*", help="the host functions to bind into the notebook (default: NAME)")
+    @argument("--cflags", default="", help='more compiler options, quoted: --cflags "-DN=4 -O2"')
+    @argument("--timeout", type=float, default=None, help="seconds the compile may take")
+    @cell_magic
+    def cuda(self, line: str, cell: str):
+        """Compile the cell's CUDA for the CUDA emulator (csrc/cuda/emu) and bind its host functions.
+
+        Kernels launch with ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)`` and run on the CPU
+        over CPU tensors; the emulator's errors (a bad launch, a barrier not every thread reaches)
+        arrive as RuntimeError. See :func:`aakaar.jit.load_inline` (``cuda=True``).
+        """
+        return self._compile(self.cuda, "cuda", line, cell, cuda=True)
+
+    def _compile(self, magic, magic_name: str, line: str, cell: str, cuda: bool) -> None:
+        args = parse_argstring(magic, line)
         if not args.name.isidentifier():
-            raise UsageError(f"%%cpp: the name must be a Python identifier, got {args.name!r}")
+            raise UsageError(f"%%{magic_name}: the name must be a Python identifier, got {args.name!r}")
         functions = args.functions or [args.name]
         try:
             module = load_inline(args.name, cell, functions, extra_cflags=shlex.split(args.cflags),
-                                 timeout=args.timeout, first_line=2, cell_name=f"<cell {args.name}>")
+                                 timeout=args.timeout, first_line=2, cell_name=f"<cell {args.name}>", cuda=cuda)
         except (CompileError, JitError) as e:
             # Shown without the frames of this magic and of the builder: they are not the learner's.
             raise e.with_traceback(None) from None

@@ -49,3 +49,13 @@ def test_the_stub_compiles_and_raises_not_implemented():
             sh.user_ns["double_"](ak.ones(3))
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_a_cuda_cell_is_stubbed_the_same_way():
+    # The region is host code: a throw inside a kernel reaches Python as the emulator's RuntimeError.
+    cell = ("%%cuda fill\n__global__ void k(float* x) { x[threadIdx.x] = 0; }\nvoid fill(const aakaar::Tensor& x) {\n"
+            "  // BEGIN SOLUTION 8.1: launch one thread per element\n  AAKAAR_LAUNCH(k, dim3(1), dim3(32), 0, x.data<float>());\n"
+            "  // END SOLUTION\n}")
+    stub, ids = stub_solutions(cell, "cell")
+    assert ids == ["8.1"]
+    assert stub.split("\n")[3] == '  throw aakaar::jit::NotImplementedError("Exercise 8.1: launch one thread per element");'

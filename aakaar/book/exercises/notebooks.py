@@ -9,11 +9,12 @@ A solution region in a code cell of ``solutions/NN-topic.ipynb`` looks like::
 
 ``build`` replaces everything from BEGIN to END (markers included) by
 ``raise NotImplementedError("Exercise 2.1: return the row-major strides of `shape`")`` at the
-marker's indentation. In a C++ cell (``%%cpp``, see :mod:`aakaar.jit`) the markers are ``//``
-comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``: it
-compiles, and calling the function raises the same NotImplementedError in Python. Check cells start
-with ``# Check exercise 2.1``; their recorded output is kept (nbval compares it), every other output
-is cleared.
+marker's indentation. In a C++ or CUDA cell (``%%cpp``, ``%%cuda``: :mod:`aakaar.jit`) the markers
+are ``//`` comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``:
+it compiles, and calling the function raises the same NotImplementedError in Python (in a CUDA
+cell, keep the region in host code: a throw inside a kernel arrives as the emulator's RuntimeError,
+which names the failing thread). Check cells start with ``# Check exercise 2.1``; their recorded
+output is kept (nbval compares it), every other output is cleared.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ import re
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)(?P<comment>#|//) BEGIN SOLUTION (?P<id>\d+\.\d+): (?P<task>.+?)\s*$")
 END = re.compile(r"^[ \t]*(?:#|//) END SOLUTION\s*$")
-CPP_CELL = re.compile(r"^%%cpp\b")
+CPP_CELL = re.compile(r"^%%(cpp|cuda)\b")
 CHECK = re.compile(r"^# Check exercise (?P<id>\d+\.\d+)\b", re.M)
 NOTEBOOK_NAME = re.compile(r"^(?P<num>\d\d)-[\w-]+\.ipynb$")
 
