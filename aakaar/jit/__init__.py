@@ -29,11 +29,12 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Iterable, Mapping, Sequence
 
+from ._checked import CrashError, checked
 from ._build import (CompileError, CompileTimeoutError, CompilerNotFoundError, JitError,
                      SourceTreeNotFoundError, build, cache_dir, load)
 
-__all__ = ["load_inline", "CompileError", "CompileTimeoutError", "CompilerNotFoundError", "JitError",
-           "SourceTreeNotFoundError", "cache_dir", "load_ipython_extension"]
+__all__ = ["load_inline", "checked", "CrashError", "CompileError", "CompileTimeoutError",
+           "CompilerNotFoundError", "JitError", "SourceTreeNotFoundError", "cache_dir", "load_ipython_extension"]
 
 
 def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, str] | None = None, *,

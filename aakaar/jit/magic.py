@@ -10,6 +10,7 @@ from IPython.core.magic_arguments import argument, magic_arguments, parse_argstr
 
 from . import load_inline
 from ._build import CompileError, JitError
+from ._checked import DEFAULT_CHECKED_CALLS, checked
 
 
 @magics_class
@@ -19,13 +20,18 @@ class JitMagics(Magics):
     @argument("functions", nargs="*", help="the C++ functions to bind into the notebook (default: NAME)")
     @argument("--cflags", default="", help='more compiler options, quoted: --cflags "-DN=4 -O2"')
     @argument("--timeout", type=float, default=None, help="seconds the compile may take")
+    @argument("--checked-calls", type=int, default=DEFAULT_CHECKED_CALLS,
+              help="how many first calls of each function run first in a forked copy of the process, "
+                   "where a crash or an endless loop cannot take the notebook down (0: none)")
     @cell_magic
     def cpp(self, line: str, cell: str):
         """Compile the cell's C++ against the library and bind its functions in the notebook.
 
         ``%%cpp relu_`` binds the C++ function ``relu_``; ``%%cpp ops add_ mul_`` binds two and
         names the module ``ops``. Compiler errors are reported by the cell's own line numbers
-        (the ``%%cpp`` line is line 1). See :mod:`aakaar.jit`.
+        (the ``%%cpp`` line is line 1). The first calls of each function run first in a forked
+        copy of the process (``--checked-calls``): a segfault there is a ``CrashError`` in the
+        notebook, not a dead kernel, and Ctrl-C stops an endless loop. See :mod:`aakaar.jit`.
         """
         return self._compile(self.cpp, "cpp", line, cell, cuda=False)
 
@@ -55,6 +61,7 @@ class JitMagics(Magics):
         except (CompileError, JitError) as e:
             # Shown without the frames of this magic and of the builder: they are not the learner's.
             raise e.with_traceback(None) from None
+        calls = getattr(args, "checked_calls", 0)  # %%cuda: the emulator's worker threads do not survive a fork
         for fn in functions:
             py_name = fn.rsplit("::", 1)[-1]
-            self.shell.user_ns[py_name] = getattr(module, py_name)
+            self.shell.user_ns[py_name] = checked(getattr(module, py_name), py_name, calls)

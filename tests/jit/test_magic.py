@@ -66,3 +66,34 @@ def test_a_name_that_is_not_an_identifier(shell):
     from IPython.core.error import UsageError
     with pytest.raises(UsageError, match="must be a Python identifier"):
         shell.run_cell_magic("cpp", "2bad", "int f() { return 1; }")
+
+
+CRASHY = """\
+#include <csignal>
+void crash(int how) {
+  if (how == 1) std::raise(SIGSEGV);            // what a wild pointer does
+  if (how == 2) { volatile bool forever = true; while (forever) {} }  // an endless loop
+}
+"""
+
+
+def test_a_crash_in_the_cell_is_an_error_not_a_dead_kernel(shell):
+    shell.run_cell_magic("cpp", "crash", CRASHY)
+    crash = shell.user_ns["crash"]
+    with pytest.raises(jit.CrashError, match="crash\\(...\\) crashed with SIGSEGV.*the notebook is unharmed"):
+        crash(1)
+    crash(0)  # still alive, and a harmless call goes through
+
+
+def test_an_endless_loop_can_be_interrupted(shell):
+    import os
+    import signal
+    import threading
+    shell.run_cell_magic("cpp", "crash", CRASHY)
+    timer = threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            shell.user_ns["crash"](2)
+    finally:
+        timer.cancel()
