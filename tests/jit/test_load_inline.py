@@ -171,3 +171,10 @@ def test_a_missing_source_tree_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("AAKAAR_CSRC", str(tmp_path))
     with pytest.raises(jit.SourceTreeNotFoundError, match="source tree.*pip install -e"):
         jit.load_inline("nosrc", "int f() { return 1; }", ["f"])
+
+
+def test_a_function_the_library_does_not_define_is_named():
+    src = "namespace aakaar { int not_in_the_library(int); }\nint f() { return aakaar::not_in_the_library(1); }\n"
+    with pytest.raises(jit.JitError, match="calls aakaar::not_in_the_library\\(int\\), which the loaded aakaar._C "
+                                           "does not export"):
+        jit.load_inline("undefined", src, ["f"])
