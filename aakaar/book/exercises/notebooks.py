@@ -9,8 +9,12 @@ A solution region in a code cell of ``solutions/NN-topic.ipynb`` looks like::
 
 ``build`` replaces everything from BEGIN to END (markers included) by
 ``raise NotImplementedError("Exercise 2.1: return the row-major strides of `shape`")`` at the
-marker's indentation. Check cells start with ``# Check exercise 2.1``; their recorded output is kept
-(nbval compares it), every other output is cleared.
+marker's indentation. In a C++ or CUDA cell (``%%cpp``, ``%%cuda``: :mod:`aakaar.jit`) the markers
+are ``//`` comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``:
+it compiles, and calling the function raises the same NotImplementedError in Python (in a CUDA
+cell, keep the region in host code: a throw inside a kernel arrives as the emulator's RuntimeError,
+which names the failing thread). Check cells start with ``# Check exercise 2.1``; their recorded
+output is kept (nbval compares it), every other output is cleared.
 """
 from __future__ import annotations
 
@@ -19,8 +23,9 @@ import json
 import pathlib
 import re
 
-BEGIN = re.compile(r"^(?P<indent>[ \t]*)# BEGIN SOLUTION (?P<id>\d+\.\d+): (?P<task>.+?)\s*$")
-END = re.compile(r"^[ \t]*# END SOLUTION\s*$")
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)(?P<comment>#|//) BEGIN SOLUTION (?P<id>\d+\.\d+): (?P<task>.+?)\s*$")
+END = re.compile(r"^[ \t]*(?:#|//) END SOLUTION\s*$")
+CPP_CELL = re.compile(r"^%%(cpp|cuda)\b")
 CHECK = re.compile(r"^# Check exercise (?P<id>\d+\.\d+)\b", re.M)
 NOTEBOOK_NAME = re.compile(r"^(?P<num>\d\d)-[\w-]+\.ipynb$")
 
@@ -73,6 +78,7 @@ def cell_source(cell: dict) -> str:
 def stub_solutions(source: str, where: str) -> tuple[str, list[str]]:
     """Replace each solution region in ``source``; return the new source and the exercise ids."""
     out, ids, region = [], [], None
+    is_cpp = bool(CPP_CELL.match(source))
     for n, line in enumerate(source.split("\n"), 1):
         if region is None:
             m = BEGIN.match(line)
@@ -80,10 +86,17 @@ def stub_solutions(source: str, where: str) -> tuple[str, list[str]]:
                 region = m
                 ids.append(m["id"])
                 task = m["task"].replace("\\", "\\\\").replace('"', '\\"')
-                out.append(f'{m["indent"]}raise NotImplementedError("Exercise {m["id"]}: {task}")')
+                if (m["comment"] == "//") != is_cpp:
+                    raise ExerciseError(f"{where}, line {n}: a {'C++' if is_cpp else 'Python'} cell marks its "
+                                        f"solution with {'//' if is_cpp else '#'} comments, not {m['comment']}")
+                if is_cpp:  # compiles, and the call raises NotImplementedError (aakaar/jit/prelude.h)
+                    out.append(f'{m["indent"]}throw aakaar::jit::NotImplementedError("Exercise {m["id"]}: {task}");')
+                else:
+                    out.append(f'{m["indent"]}raise NotImplementedError("Exercise {m["id"]}: {task}")')
             elif "BEGIN SOLUTION" in line or END.match(line):
                 raise ExerciseError(f"{where}, line {n}: malformed marker {line.strip()!r} "
-                                    "(expected '# BEGIN SOLUTION N.M: task' ... '# END SOLUTION')")
+                                    "(expected '# BEGIN SOLUTION N.M: task' ... '# END SOLUTION', "
+                                    "with // for # in a %%cpp cell)")
             else:
                 out.append(line)
         elif END.match(line):

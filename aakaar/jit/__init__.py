@@ -1,0 +1,81 @@
+"""C++ compiled at run time against the library: :func:`load_inline` and the ``%%cpp`` cell magic.
+
+A cell's C++ sees pybind11 and the library's public headers (``aakaar/jit/prelude.h``): it takes
+aakaar tensors as ``aakaar::TensorPtr`` / ``const aakaar::Tensor&`` -- the very objects Python holds,
+no copy -- and may use the dtype dispatch (``AK_DISPATCH_FLOAT``), the thread pool
+(``aakaar::parallel_for``), the vector math (``aakaar::cpu::exp_f32``) and ``aakaar::Tensor::empty``.
+It is compiled with the library's flags (C++17, -O3, no -march=native) and linked against the
+loaded ``aakaar._C``, so the same allocator and thread pool serve both.
+
+The headers live in the source tree (``csrc/``), so the jit needs aakaar installed from a checkout
+(``pip install -e .``); otherwise it raises :class:`SourceTreeNotFoundError` (``AAKAAR_CSRC`` may
+name a checkout's csrc folder). Built modules are cached in ``AAKAAR_JIT_CACHE`` (default
+``~/.cache/aakaar/jit``) by a hash of the source, the flags, the compiler's version and the
+library's build; a second load of the same source compiles nothing. The compiler is
+``AAKAAR_JIT_CXX``, else ``CXX``, else ``c++``.
+
+In IPython / Jupyter::
+
+    %load_ext aakaar.jit
+
+    %%cpp scale_
+    void scale_(const aakaar::Tensor& t, double a) { ... }
+
+compiles the cell and binds ``scale_`` in the notebook (``%%cpp NAME FN1 FN2`` binds several).
+``%%cuda NAME ...`` does the same for CUDA, compiled for the CUDA emulator (``cuda=True``).
+"""
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Iterable, Mapping, Sequence
+
+from ._checked import CrashError, checked
+from ._build import (CompileError, CompileTimeoutError, CompilerNotFoundError, JitError,
+                     SourceTreeNotFoundError, build, cache_dir, load)
+
+__all__ = ["load_inline", "checked", "CrashError", "CompileError", "CompileTimeoutError",
+           "CompilerNotFoundError", "JitError", "SourceTreeNotFoundError", "cache_dir", "load_ipython_extension"]
+
+
+def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, str] | None = None, *,
+                extra_cflags: Iterable[str] = (), extra_ldflags: Iterable[str] = (),
+                compiler: str | None = None, timeout: float | None = None, first_line: int = 1,
+                cell_name: str | None = None, cuda: bool = False) -> ModuleType:
+    """Compile ``cpp_source`` (C++17) into a Python module and load it, as
+    ``torch.utils.cpp_extension.load_inline`` does.
+
+    Args:
+        name: the module's name, a Python identifier. A changed source loads under a fresh
+            module name (``aakaar_jit_<name>_<hash>``); the previous version stays valid.
+        cpp_source: the C++; it sees ``aakaar/jit/prelude.h`` (pybind11 and the library's headers).
+        functions: C++ functions to bind, by name (a list, or ``{name: docstring}``). With none, the
+            source writes ``PYBIND11_MODULE(AAKAAR_JIT_MODULE_NAME, m) { ... }`` itself.
+        extra_cflags, extra_ldflags: more compiler and linker options (they are part of the cache key).
+        compiler: the compiler to run (default: ``AAKAAR_JIT_CXX``, ``CXX``, ``c++``).
+        timeout: seconds the compile may take (default ``AAKAAR_JIT_TIMEOUT`` or 300).
+        first_line: the line number of the source's first line in error messages (2 under ``%%cpp``).
+        cell_name: the file name the compiler reports (default ``NAME.cpp``).
+        cuda: the source is CUDA, compiled for the CUDA emulator (csrc/cuda/emu) with the host
+            compiler: kernels run on the CPU, over CPU tensors' memory, and a bad launch, a barrier
+            not reached by every thread or a warp operation missing lanes raises the emulator's
+            RuntimeError naming the kernel and the block. Launch with
+            ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``, the spelling that compiles with
+            nvcc too (building for a real GPU with nvcc is not done yet).
+
+    Raises:
+        CompileError: the source did not compile; its message lists the errors by the source's
+            own line numbers (``.errors``, and the whole compiler output in ``.log``).
+        CompileTimeoutError: the compile ran past ``timeout``.
+        CompilerNotFoundError: there is no compiler.
+        SourceTreeNotFoundError: aakaar is not installed from a source checkout.
+        ValueError: ``name`` is not an identifier.
+    """
+    b = build(name, cpp_source, functions, extra_cflags=extra_cflags, extra_ldflags=extra_ldflags,
+              compiler=compiler, timeout=timeout, first_line=first_line, cell_name=cell_name, cuda=cuda)
+    return load(b)
+
+
+def load_ipython_extension(ipython) -> None:
+    """``%load_ext aakaar.jit``: registers the ``%%cpp`` and ``%%cuda`` cell magics."""
+    from .magic import JitMagics
+    ipython.register_magics(JitMagics)
