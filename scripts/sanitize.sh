@@ -20,7 +20,7 @@
 #   drops scikit-build's editable import hook in every interpreter, including
 #   subprocesses; pytest runs from build/sanitize, not the repository root
 #   (whose aakaar/ would win as the current folder);
-# - python itself is not instrumented, so libasan is preloaded; leak detection
+# - python itself is not instrumented, so libasan (and libstdc++) is preloaded; leak detection
 #   is off (CPython keeps its interned objects until exit);
 # - ASan and UBSan both recover (-fsanitize-recover=address, halt_on_error=0):
 #   a report is written and the run goes on, so one run lists every report
@@ -83,7 +83,10 @@ ABS=()
 for t in "${TESTS[@]}"; do ABS+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"); done
 
 export PYTHONPATH="$PKG"
-export LD_PRELOAD="$("${CXX:-g++}" -print-file-name=libasan.so)"
+# libstdc++ is preloaded too: ASan resolves the real __cxa_throw when it starts, and python does
+# not link libstdc++; without it the first C++ exception (any ArgumentError raised by the library)
+# fails ASan's own CHECK "real___cxa_throw != 0" and kills the process.
+export LD_PRELOAD="$("${CXX:-g++}" -print-file-name=libasan.so):$("${CXX:-g++}" -print-file-name=libstdc++.so)"
 export ASAN_OPTIONS="detect_leaks=0:log_path=$LOGS/asan:allocator_may_return_null=1:detect_odr_violation=0:alloc_dealloc_mismatch=0:halt_on_error=0:suppressions=$SUPP/asan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$LOGS/ubsan:halt_on_error=0:suppressions=$SUPP/ubsan.supp"
 export AAKAAR_EMU_THREADS=2
