@@ -20,7 +20,7 @@
 #   drops scikit-build's editable import hook in every interpreter, including
 #   subprocesses; pytest runs from build/sanitize, not the repository root
 #   (whose aakaar/ would win as the current folder);
-# - python itself is not instrumented, so libasan is preloaded; leak detection
+# - python itself is not instrumented, so libasan (and libstdc++) is preloaded; leak detection
 #   is off (CPython keeps its interned objects until exit);
 # - ASan and UBSan both recover (-fsanitize-recover=address, halt_on_error=0):
 #   a report is written and the run goes on, so one run lists every report
@@ -79,11 +79,19 @@ EOF
 if [ "$#" -gt 0 ]; then TESTS=("$@"); else
   TESTS=("$REPO/tests/core" "$REPO/tests/autograd" "$REPO/tests/nn")
 fi
+# Left out, with the reason: the process's RSS under ASan includes its quarantine of freed
+# memory (it grows by tens of MiB over the loop and is not a leak), so this check of RSS
+# measures the sanitizer, not the library; it runs in the ordinary test suite.
+LEFT_OUT="tests/nn/test_memory.py::test_training_loop_memory_is_flat"  # a node id: relative to the repository
+DESELECT=(--deselect "$LEFT_OUT")
 ABS=()
 for t in "${TESTS[@]}"; do ABS+=("$(cd "$(dirname "$t")" && pwd)/$(basename "$t")"); done
 
 export PYTHONPATH="$PKG"
-export LD_PRELOAD="$("${CXX:-g++}" -print-file-name=libasan.so)"
+# libstdc++ is preloaded too: ASan resolves the real __cxa_throw when it starts, and python does
+# not link libstdc++; without it the first C++ exception (any ArgumentError raised by the library)
+# fails ASan's own CHECK "real___cxa_throw != 0" and kills the process.
+export LD_PRELOAD="$("${CXX:-g++}" -print-file-name=libasan.so):$("${CXX:-g++}" -print-file-name=libstdc++.so)"
 export ASAN_OPTIONS="detect_leaks=0:log_path=$LOGS/asan:allocator_may_return_null=1:detect_odr_violation=0:alloc_dealloc_mismatch=0:halt_on_error=0:suppressions=$SUPP/asan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:log_path=$LOGS/ubsan:halt_on_error=0:suppressions=$SUPP/ubsan.supp"
 export AAKAAR_EMU_THREADS=2
@@ -91,7 +99,7 @@ export AAKAAR_EXPECT_CUDA=emulated
 tests_status=0
 cd "$OUT"
 "$PY" -c 'import aakaar, sys; assert "/build/sanitize/pkg/" in aakaar._C.__file__, aakaar._C.__file__; print("sanitized build:", aakaar._C.__file__)'
-"$PY" -m pytest -q -p no:cacheprovider --rootdir="$REPO" -c "$REPO/pyproject.toml" "${ABS[@]}" || tests_status=$?
+"$PY" -m pytest -q -p no:cacheprovider --rootdir="$REPO" -c "$REPO/pyproject.toml" "${DESELECT[@]}" "${ABS[@]}" || tests_status=$?
 if [ "$#" -eq 0 ]; then
   # The emulated CUDA backend: the same suite the emulator CI job runs, against this build.
   "$PY" -m pytest -q -p no:cacheprovider --rootdir="$REPO" -c "$REPO/pyproject.toml" \
@@ -103,18 +111,25 @@ unset LD_PRELOAD
 # code (csrc/ or the _C module) are counted apart; any other is a report too
 # (in a library we call): it fails the run until it is fixed or suppressed
 # with a reason in scripts/sanitize-suppressions/.
+# One kind of log is not a report: ASan's "WARNING: AddressSanitizer failed to allocate 0x...
+# bytes", all a log holds when a test asks for an impossible allocation on purpose (the
+# library must raise MemoryError; allocator_may_return_null=1 lets it). Such logs are
+# counted apart, and only if that line is all they contain.
 shopt -s nullglob
 logs=("$LOGS"/*)
-ours=0; other=0
+ours=0; other=0; alloc=0
 for f in "${logs[@]}"; do
+  if ! grep -q -v -E "^==[0-9]+==WARNING: AddressSanitizer failed to allocate 0x[0-9a-f]+ bytes$" "$f"; then
+    alloc=$((alloc + 1)); continue
+  fi
   if grep -q -E "csrc/|_C\.cpython" "$f"; then ours=$((ours + 1)); else other=$((other + 1)); fi
+  echo "== $f"; head -40 "$f"
 done
-for f in "${logs[@]}"; do echo "== $f"; head -40 "$f"; done
 if [ "$tests_status" -eq 0 ]; then tests_word="passed"; else tests_word="FAILED (pytest exit $tests_status)"; fi
 total=$((ours + other))
 if [ "$total" -eq 0 ] && [ "$tests_status" -eq 0 ]; then verdict="PASS"; status=0; else verdict="FAIL"; status=1; fi
 ran="${ABS[*]}"
 if [ "$#" -eq 0 ]; then ran="$ran $REPO/tests/cuda_backend/suite"; fi
-summary="sanitize.sh $(date -u +%Y-%m-%dT%H:%MZ): $verdict: $total sanitizer report(s) ($ours in aakaar's code, $other elsewhere) in $LOGS; tests $tests_word; ran: $ran"
+summary="sanitize.sh $(date -u +%Y-%m-%dT%H:%MZ): $verdict: $total sanitizer report(s) ($ours in aakaar's code, $other elsewhere; $alloc expected allocation-failure warning(s) not counted) in $LOGS; tests $tests_word; ran: $ran (left out: $LEFT_OUT)"
 echo "$summary" | tee "$OUT/summary.txt"
 exit $status

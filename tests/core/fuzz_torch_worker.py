@@ -11,12 +11,12 @@ as_strided with stride-0 and huge size-1 strides) and argument corners
 (negative and out-of-range dims, huge steps and starts, NaN bounds). For each
 case: if both libraries return, shapes, dtypes and values must agree (NaN
 equal to NaN; float tolerance for reductions and transcendental functions); if
-either raises, aakaar's error must be one of its documented types. Which
-exception each library raises is checked elsewhere (test_torch_errors.py):
-aakaar refuses some inputs PyTorch accepts on purpose (see issue 15's notes).
-That is group "ops"; the groups "matmul", "index" (fuzz_torch_matmul_index.py)
-and "autograd" (fuzz_torch_autograd.py) compare strictly: where torch raises,
-aakaar must raise an exception caught as torch's is.
+aakaar raises, its error must be one of its documented types; where torch
+raises, aakaar must raise an exception caught as torch's is (except the
+documented acceptances in fuzz_torch_common.torch_refusal_we_accept). In this
+group ("ops") aakaar may refuse inputs PyTorch accepts (on purpose, listed in
+test_torch_errors.py); the groups "matmul", "index" (fuzz_torch_matmul_index.py)
+and "autograd" (fuzz_torch_autograd.py) allow only the refusals they document.
 """
 
 from __future__ import annotations

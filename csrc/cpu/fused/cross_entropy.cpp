@@ -253,7 +253,10 @@ void cross_entropy_backward_impl(const Tensor& grad, const Tensor& g, const Tens
     Wsum = static_cast<T>(acc);
   }
   const bool plain = !W && eps == 0;
-  const T g_all = r == Reduction::Mean
+  // The gradient of the mean or sum is one number; with reduction "none" it is one per row and
+  // G[0] is not read here: with no rows it does not exist (an empty gradient, found by ASan).
+  const T g_all = r == Reduction::None ? T(0)
+                  : r == Reduction::Mean
                       ? static_cast<T>(static_cast<double>(G[0]) / static_cast<double>(*total.data<T>()))
                       : G[0];
   T* out = grad.data<T>();
