@@ -131,6 +131,9 @@ def share_line(chapter: str, optimizer: str = "sgd", path: str | None = None) ->
         c = profile["chapters"][OUTSIDE[0]]
         return (f"Share of the benchmark: Python, argument checks and the autograd engine — the work outside "
                 f"kernels that chapters 11–13 build — take {c['share']:.1%} of {where}.")
+    if chapter == "17":
+        return (f"Share of the benchmark: all of it — this chapter runs the benchmark, and its profile above "
+                f"({where}) credits every kernel to the chapter that built it.")
     if chapter not in CHAPTERS:
         raise KeyError(f"chapter {chapter!r} runs no kernel of the benchmark's")
     entries = ", ".join(f"`{e}`" for e in CHAPTERS[chapter][1])

@@ -144,6 +144,7 @@ def test_each_chapter_gets_its_share_of_the_committed_profile(no_emnist, tmp_pat
     assert "`bmm`, `linear`, `linear_backward`" in share_line("06", path=str(path))
     assert f"{chapters['11-13']['share']:.1%}" in share_line("12", path=str(path))
     assert "trained on the CPU" in share_line("08", path=str(path))
+    assert "all of it" in share_line("17", path=str(path))
     with pytest.raises(KeyError, match="runs no kernel"):
         share_line("01", path=str(path))
     with pytest.raises(FileNotFoundError, match="committed EMNIST benchmark results are missing"):
