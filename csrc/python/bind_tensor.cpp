@@ -25,6 +25,18 @@ std::optional<DimList> to_dims(py::handle h) {
   return to_shape(h, "dim");
 }
 
+// PyTorch's two spellings of a variance's correction: unbiased (True: 1, False: 0) or correction.
+double variance_correction(py::handle unbiased, py::handle correction, const char* fn) {
+  AK_CHECK(unbiased.is_none() || correction.is_none(), TypeError, fn,
+           "(): give unbiased or correction, not both");
+  if (!unbiased.is_none()) {
+    AK_CHECK(PyBool_Check(unbiased.ptr()), TypeError, fn, "(): unbiased must be a bool, got ",
+             std::string(py::str(unbiased.get_type().attr("__name__"))));
+    return unbiased.ptr() == Py_True ? 1.0 : 0.0;
+  }
+  return correction.is_none() ? 1.0 : correction.cast<double>();
+}
+
 // Binary operators: the other operand may be a tensor or a Python number;
 // anything else returns NotImplemented so Python can try the reflected op.
 py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
@@ -141,6 +153,15 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
       out.view = ops::select(out.view, d, idx->data<int64_t>()[0]);
     } else if (py::isinstance<Tensor>(item)) {
       TensorPtr idx = item.cast<TensorPtr>();
+      if (idx->dtype == DType::UInt8) {
+        // PyTorch reads a uint8 index as a mask (deprecated there, with this warning); reading it as
+        // integer indices instead would give another answer without a word.
+        if (PyErr_WarnEx(PyExc_UserWarning,
+                         "indexing with dtype uint8 is deprecated (as in PyTorch): the index is read as a mask; "
+                         "use a bool tensor for a mask, or int64 for indices", 1) != 0)
+          throw py::error_already_set();
+        idx = ops::to_dtype(idx, DType::Bool);
+      }
       if (idx->dtype == DType::Bool) {
         const int64_t k = std::max<int64_t>(idx->ndim(), 1);
         if (idx->ndim() == 0) {  // x[True] adds a dim of size 1 (or 0 for False)
@@ -155,7 +176,7 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
         for (int64_t j = 0; j < k; ++j) adv.push_back({d + j, ops::select(nz, 1, j)});
         d += k;
       } else {
-        AK_CHECK(idx->dtype == DType::Int64 || idx->dtype == DType::UInt8, IndexError,
+        AK_CHECK(idx->dtype == DType::Int64, IndexError,
                  "tensors used as indices must be int64 or bool tensors, got ", dtype_name(idx->dtype));
         adv.push_back({d, ops::to_dtype(idx, DType::Int64)});
         ++d;
@@ -505,15 +526,19 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("argmin", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::argmax(t, to_dim(dim, "argmin"), keepdim, false);
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Index of the smallest value (over the flattened tensor, or along dim); the first one on ties.")
-      .def("var", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+      .def("var", [](const TensorPtr& t, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
         // x.var(True) is PyTorch's var(unbiased=True), not dim=1.
         if (PyBool_Check(dim.ptr())) return ops::var(t, std::nullopt, dim.ptr() == Py_True ? 1.0 : 0.0, keepdim);
-        return ops::var(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
-      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.")
-      .def("std", [](const TensorPtr& t, py::object dim, py::object correction, bool keepdim) {
+        return ops::var(t, to_dims(dim), variance_correction(unbiased, correction, "var"), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+         py::arg("correction") = py::none(),
+         "Variance over dim with `correction` (default 1, Bessel's; unbiased=False is correction 0) subtracted from the count; two-pass, stable.")
+      .def("std", [](const TensorPtr& t, py::object dim, py::object unbiased, bool keepdim, py::object correction) {
         if (PyBool_Check(dim.ptr())) return ops::std_dev(t, std::nullopt, dim.ptr() == Py_True ? 1.0 : 0.0, keepdim);
-        return ops::std_dev(t, to_dims(dim), correction.is_none() ? 1.0 : correction.cast<double>(), keepdim);
-      }, py::arg("dim") = py::none(), py::kw_only(), py::arg("correction") = py::none(), py::arg("keepdim") = false, "Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.")
+        return ops::std_dev(t, to_dims(dim), variance_correction(unbiased, correction, "std"), keepdim);
+      }, py::arg("dim") = py::none(), py::arg("unbiased") = py::none(), py::arg("keepdim") = false, py::kw_only(),
+         py::arg("correction") = py::none(),
+         "Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.")
       .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {
         return ops::logsumexp(t, *to_dims(dim), keepdim);
       }, py::arg("dim"), py::arg("keepdim") = false, "log(sum(exp(x))) over dim, computed stably by shifting by the maximum.")

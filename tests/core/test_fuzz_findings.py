@@ -176,3 +176,33 @@ def test_setitem_drops_the_values_leading_ones():
         y = lib.zeros(2, 3)
         y[:, [0, 2]] = lib.ones(1, 1, 2, 2)
         assert x.item() == 1 and y.tolist() == [[1.0, 0.0, 1.0], [1.0, 0.0, 1.0]]
+
+
+def test_var_and_std_take_unbiased_as_torch_does():
+    import torch
+
+    x = ak.arange(12.0).reshape(3, 4)
+    t = torch.arange(12.0).reshape(3, 4)
+    for fn in ("var", "std"):
+        for args, kwargs in [((1,), {"unbiased": False}), ((1, False), {}), ((1, True, True), {}),
+                             ((), {"correction": 0}), ((0,), {"unbiased": True, "keepdim": True})]:
+            got = getattr(x, fn)(*args, **kwargs)
+            want = getattr(t, fn)(*args, **kwargs)
+            assert got.shape == tuple(want.shape)
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        with pytest.raises(TypeError, match="unbiased or correction, not both"):
+            getattr(x, fn)(1, unbiased=True, correction=0)
+
+
+def test_a_uint8_index_is_a_mask_with_torchs_warning():
+    import torch
+
+    v, m = ak.tensor([10.0, 20.0, 30.0]), ak.tensor([1, 0, 2], dtype=ak.uint8)
+    with pytest.warns(UserWarning, match="uint8 is deprecated"):
+        got = v[m]
+    with pytest.warns(UserWarning, match="uint8 is now deprecated"):  # torch warns alike
+        want = torch.tensor([10.0, 20.0, 30.0])[torch.tensor([1, 0, 2], dtype=torch.uint8)]
+    assert got.tolist() == want.tolist()
+    with pytest.warns(UserWarning, match="uint8 is deprecated"):
+        v[m] = -1.0
+    assert v.tolist() == [-1.0, 20.0, -1.0]
