@@ -801,7 +801,7 @@ class Tensor:
         """
         Removes size-1 dims (all, or the given ones).
         """
-    def std(self, dim: typing.Any = None, *, correction: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
+    def std(self, dim: typing.Any = None, unbiased: typing.Any = None, keepdim: builtins.bool = False, *, correction: typing.Any = None) -> Tensor:
         """
         Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.
         """
@@ -861,9 +861,9 @@ class Tensor:
         """
         Address of the start of the storage (shared by all views).
         """
-    def var(self, dim: typing.Any = None, *, correction: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
+    def var(self, dim: typing.Any = None, unbiased: typing.Any = None, keepdim: builtins.bool = False, *, correction: typing.Any = None) -> Tensor:
         """
-        Variance over dim with `correction` (default 1, Bessel's) subtracted from the count; two-pass, stable.
+        Variance over dim with `correction` (default 1, Bessel's; unbiased=False is correction 0) subtracted from the count; two-pass, stable.
         """
     def view(self, *args) -> Tensor:
         """
