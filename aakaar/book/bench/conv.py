@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import statistics
 import sys
 from typing import Callable
 
@@ -24,7 +23,7 @@ import numpy as np
 
 import aakaar as ak
 
-from .timing import calibrate, cap_idle_spinning, spin_caps_in_effect, time_call
+from .timing import cap_idle_spinning, paired_against_torch, spin_caps_in_effect
 
 
 def _problems(big: bool) -> dict[str, tuple]:
@@ -67,21 +66,6 @@ def _steps(lib, F, prob, rng: np.random.Generator) -> tuple[Callable[[], object]
     return run, leaves
 
 
-def _paired(sa: Callable[[], object], st: Callable[[], object], rounds: int, warmup: int) -> dict[str, float]:
-    inner = {"aakaar": calibrate(sa), "torch": calibrate(st)}
-    pairs = []
-    for _ in range(rounds):
-        sample = {}
-        for name, fn in (("aakaar", sa), ("torch", st)):
-            for _ in range(warmup):
-                fn()
-            sample[name] = time_call(fn, inner[name])
-        pairs.append((sample["aakaar"], sample["torch"]))
-    a, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
-    return {"aakaar_us": a * 1e6, "torch_us": t * 1e6, "ratio": a / t,
-            "paired": statistics.median(p[0] / p[1] for p in pairs)}
-
-
 def run(threads: int = 1, rounds: int = 21, big: bool = False) -> dict:
     import torch
 
@@ -96,7 +80,7 @@ def run(threads: int = 1, rounds: int = 21, big: bool = False) -> dict:
         for a, t in zip(la, lt):
             scale = float(t.grad.abs().max())
             np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5 * (1 + scale))
-        results[label] = _paired(sa, st, rounds, warmup=1)
+        results[label] = paired_against_torch(sa, st, rounds, warmup=1)
     return {"threads": threads, "rounds": rounds, "spin_caps": spin_caps_in_effect(), "results": results}
 
 

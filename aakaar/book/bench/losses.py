@@ -28,9 +28,8 @@ import numpy as np
 import aakaar as ak
 import aakaar.nn.functional as F
 
-import statistics
 
-from .timing import calibrate, cap_idle_spinning, spin_caps_in_effect, time_call
+from .timing import cap_idle_spinning, paired_against_torch, spin_caps_in_effect
 
 
 def _problems(rng: np.random.Generator) -> dict[str, tuple]:
@@ -67,22 +66,6 @@ def _step(lib, fn_name: str, x, t, *rest) -> Callable[[], object]:
     return run
 
 
-def _paired(sa: Callable[[], object], st: Callable[[], object], rounds: int, warmup: int) -> dict[str, float]:
-    """Round-robin timing (as timing.interleaved, warmup calls before each sample), keeping the pairs."""
-    inner = {"aakaar": calibrate(sa), "torch": calibrate(st)}
-    pairs = []
-    for _ in range(rounds):
-        sample = {}
-        for name, fn in (("aakaar", sa), ("torch", st)):
-            for _ in range(warmup):
-                fn()
-            sample[name] = time_call(fn, inner[name])
-        pairs.append((sample["aakaar"], sample["torch"]))
-    a, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
-    return {"aakaar_us": a * 1e6, "torch_us": t * 1e6, "ratio": a / t,
-            "paired": statistics.median(p[0] / p[1] for p in pairs)}
-
-
 def run(threads: int = 1, rounds: int = 31) -> dict:
     import torch
 
@@ -97,7 +80,7 @@ def run(threads: int = 1, rounds: int = 31) -> dict:
         la, lt = sa(), st()
         np.testing.assert_allclose(la.item(), lt.item(), rtol=1e-5)
         np.testing.assert_allclose(xa.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-7)
-        results[label] = _paired(sa, st, rounds, warmup=2)
+        results[label] = paired_against_torch(sa, st, rounds, warmup=2)
     return {"threads": threads, "rounds": rounds, "spin_caps": spin_caps_in_effect(), "results": results}
 
 

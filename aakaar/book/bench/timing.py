@@ -77,3 +77,22 @@ def interleaved(candidates: Mapping[str, Callable[[], object]], rounds: int = 15
                 fn()
             samples[name].append(time_call(fn, inner[name]))
     return {name: statistics.median(s) for name, s in samples.items()}
+
+
+def paired_against_torch(sa: Callable[[], object], st: Callable[[], object], rounds: int,
+                         warmup: int) -> dict[str, float]:
+    """Round-robin timing of aakaar's ``sa`` and torch's ``st`` (as :func:`interleaved`, ``warmup`` calls
+    before each sample), keeping the pairs: the medians, their ratio, and the median of each round's own
+    ratio (``paired``), which a busy machine disturbs less."""
+    inner = {"aakaar": calibrate(sa), "torch": calibrate(st)}
+    pairs = []
+    for _ in range(rounds):
+        sample = {}
+        for name, fn in (("aakaar", sa), ("torch", st)):
+            for _ in range(warmup):
+                fn()
+            sample[name] = time_call(fn, inner[name])
+        pairs.append((sample["aakaar"], sample["torch"]))
+    a, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
+    return {"aakaar_us": a * 1e6, "torch_us": t * 1e6, "ratio": a / t,
+            "paired": statistics.median(p[0] / p[1] for p in pairs)}
