@@ -191,13 +191,14 @@ def _loss_inputs(rng, name, np_dtype, n):
     return x.astype(np_dtype), t.astype(np_dtype)
 
 
+# (loss, weighted): l1, mse and smooth_l1 take no weight in PyTorch's signature.
+LOSS_CASES = [(n, False) for n in LOSSES] + [(n, True) for n in LOSSES[2:] if n != "smooth_l1_loss"]
+
+
 @pytest.mark.parametrize("dtype", FLOATS, ids=str)
 @pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
-@pytest.mark.parametrize("weighted", [False, True], ids=["", "weighted"])
-@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("name,weighted", LOSS_CASES, ids=[n + ("-weighted" if w else "") for n, w in LOSS_CASES])
 def test_pointwise_losses_match_the_cpu(rng, name, weighted, reduction, dtype):
-    if weighted and name in ("l1_loss", "smooth_l1_loss", "mse_loss"):
-        pytest.skip("no weight argument in PyTorch's signature")
     np_dtype = np.float32 if dtype == aakaar.float32 else np.float64
     n = 3000  # several blocks: partial sums in block order
     x_np, t_np = _loss_inputs(rng, name, np_dtype, n)
@@ -220,7 +221,12 @@ def test_pointwise_losses_match_the_cpu(rng, name, weighted, reduction, dtype):
         results.append((loss.detach(), x.grad))
     (loss_cpu, grad_cpu), (loss_gpu, grad_gpu) = results
     check(loss_gpu, loss_cpu, **_tol(dtype))
-    check(grad_gpu, grad_cpu, **_tol(dtype))
+    # The CPU's float32 exp and log are its own vectorised ones (cpu/vec_math.h), the device's the
+    # C library's: a gradient that cancels (BCEWithLogits' sigmoid(x) - t) differs by their few ulp,
+    # relative to the gradient's scale rather than to the cancelled value.
+    tol = _tol(dtype)
+    tol["atol"] = max(tol["atol"], tol["rtol"] * float(np.abs(grad_cpu.numpy()).max()))
+    check(grad_gpu, grad_cpu, **tol)
 
 
 # ---------------------------------------------------------------- CTC
