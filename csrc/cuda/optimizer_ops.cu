@@ -14,16 +14,20 @@
 // file with -fmad=false, CMakeLists.txt, so that no a * b + c is contracted that the
 // CPU rounds twice; the emulator's host compiler contracts nothing without -mfma).
 //
-// LAMB and Adafactor look at a whole parameter before updating it (norms, row and
-// column means): one block per parameter, which reads it twice -- the first sweep
-// updates the moments and sums the squares (block_reduce, in double), the second
-// recomputes each element's update from the stored moments and applies it. No
-// buffer of updates is needed, and the sums come out the same on every run.
+// LAMB and Adafactor look at a whole parameter before updating it. LAMB takes two
+// launches over the same chunks: the first updates the moments and writes each chunk's
+// sums of squares (in double), the second adds a parameter's sums in chunk order and
+// applies the step, each element's update recomputed from the stored moments (no buffer
+// of updates). Adafactor (row and column means of g^2, then norms) takes one block per
+// parameter, which sweeps it several times with barriers between. No atomics: the sums
+// come out the same on every run.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <vector>
 
 #include "core/error.h"
+#include "cuda/allocator.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/emu/cuda_emu.h"  // before optimizer_math.h: its AK_HD functions become device functions
 #include "core/optimizer_math.h"
@@ -51,6 +55,7 @@ template <typename T>
 struct TensorTable {
   T* ptr[5][kTableTensors];
   int64_t numel[kTableTensors];
+  int64_t first[kTableTensors];  // the number of the tensor's first chunk in the whole step
   int16_t tensor_of[kTableBlocks];
   int32_t chunk_of[kTableBlocks];
 };
@@ -106,7 +111,7 @@ __device__ __forceinline__ void step_element(const om::Coef<T>& c, const Flags& 
     case OptimizerKind::Rprop: om::rprop(c, p, g, s0, s1); break;
     case OptimizerKind::ASGD: om::asgd(c, f.wd, f.average, p, g, s0); break;
     case OptimizerKind::Lion: om::lion(c, p, g, s0); break;
-    default: break;  // LAMB and Adafactor: lamb_kernel, adafactor_kernel
+    default: break;  // LAMB and Adafactor: lamb_*_kernel, adafactor_kernel
   }
 }
 
@@ -135,18 +140,22 @@ struct SumD {
 };
 
 // [[book:cuda_lamb]]
-// LAMB, one block per parameter: the first sweep updates m and v and sums ||w||^2 and
-// ||u||^2 (u the Adam-like direction); the second recomputes u from the new moments and
-// takes the step lr * trust * u, trust = ||w|| / ||u|| (1 when either is 0, as on the CPU).
+// LAMB in two launches over the same chunks. The first updates m and v and writes each
+// chunk's sums of w^2 and u^2 (u the Adam-like direction) to partial[2 * chunk]; the
+// second adds a tensor's partials in chunk order (every block of the tensor gets the same
+// trust = ||w|| / ||u||, 1 when either is 0, as on the CPU), recomputes u from the new
+// moments and takes the step lr * trust * u.
 template <typename T>
-__global__ void __launch_bounds__(kLayerThreads) lamb_kernel(TensorTable<T> tab, om::Coef<T> c, double lr) {
-  const int k = blockIdx.x;
-  const int64_t n = tab.numel[k];
-  T* p = tab.ptr[0][k];
+__global__ void __launch_bounds__(kStepThreads) lamb_moments_kernel(TensorTable<T> tab, om::Coef<T> c,
+                                                                    double* partial) {
+  const int k = tab.tensor_of[blockIdx.x];
+  const int64_t lo = static_cast<int64_t>(tab.chunk_of[blockIdx.x]) * kChunk;
+  const int64_t hi = lo + kChunk < tab.numel[k] ? lo + kChunk : tab.numel[k];
+  const T* p = tab.ptr[0][k];
   const T* g = tab.ptr[1][k];
   T *m = tab.ptr[2][k], *v = tab.ptr[3][k];
   double w2 = 0, u2 = 0;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
     T mi = m[i], vi = v[i];
     const T pi = p[i];
     const T u = om::lamb_direction(c, true, pi, g[i], mi, vi);
@@ -157,15 +166,38 @@ __global__ void __launch_bounds__(kLayerThreads) lamb_kernel(TensorTable<T> tab,
   }
   w2 = block_reduce(w2, SumD{});
   u2 = block_reduce(u2, SumD{});
+  if (threadIdx.x == 0) {
+    double* out = partial + 2 * (tab.first[k] + tab.chunk_of[blockIdx.x]);
+    out[0] = w2;
+    out[1] = u2;
+  }
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kStepThreads) lamb_apply_kernel(TensorTable<T> tab, om::Coef<T> c, double lr,
+                                                                  const double* partial) {
+  const int k = tab.tensor_of[blockIdx.x];
+  const int64_t n = tab.numel[k];
+  const int64_t lo = static_cast<int64_t>(tab.chunk_of[blockIdx.x]) * kChunk;
+  const int64_t hi = lo + kChunk < n ? lo + kChunk : n;
+  T* p = tab.ptr[0][k];
+  const T* g = tab.ptr[1][k];
+  const T *m = tab.ptr[2][k], *v = tab.ptr[3][k];
   __shared__ T neg_step;
   if (threadIdx.x == 0) {
+    const double* part = partial + 2 * tab.first[k];
+    double w2 = 0, u2 = 0;
+    for (int64_t ch = 0; ch < (n + kChunk - 1) / kChunk; ++ch) {
+      w2 += part[2 * ch];
+      u2 += part[2 * ch + 1];
+    }
     const double w_norm = std::sqrt(w2), u_norm = std::sqrt(u2);
     const double trust = (w_norm > 0 && u_norm > 0) ? w_norm / u_norm : 1.0;
     neg_step = T(-lr * trust);
   }
   __syncthreads();
   const T step = neg_step;
-  for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
+  for (int64_t i = lo + threadIdx.x; i < hi; i += blockDim.x) {
     T mi = m[i], vi = v[i];
     const T u = om::lamb_direction(c, false, p[i], g[i], mi, vi);
     p[i] = p[i] + step * u;
@@ -332,13 +364,56 @@ struct Staged {
   }
 };
 
+// [[book:cuda_multi_tensor_apply]]
+// The parameters laid into tables of at most kTableTensors tensors and kTableBlocks
+// blocks: one launch each. A tensor with more chunks than a table has blocks continues
+// in the next table (from slot 0). first[k] numbers a tensor's chunks across the whole
+// step (LAMB's partial sums are indexed by it).
 template <typename T>
-void launch_step(const TensorTable<T>& tab, int blocks, const om::Coef<T>& c, const Flags& f) {
-  AAKAAR_LAUNCH((step_kernel<T>), blocks, kStepThreads, 0, tab, c, f);
-  AAKAAR_CHECK_LAUNCH();
+struct Launch {
+  TensorTable<T> tab;
+  int blocks;
+};
+
+template <typename T>
+std::vector<Launch<T>> plan_launches(const std::vector<std::array<T*, 5>>& ptrs, const std::vector<int64_t>& numel,
+                                     int64_t* total_chunks = nullptr) {
+  std::vector<Launch<T>> out;
+  Launch<T> cur{};
+  int nt = 0;  // tensors in cur
+  int64_t first = 0;
+  auto add_tensor = [&](size_t i, int slot) {
+    for (int s = 0; s < 5; ++s) cur.tab.ptr[s][slot] = ptrs[i][s];
+    cur.tab.numel[slot] = numel[i];
+    cur.tab.first[slot] = first;
+  };
+  for (size_t i = 0; i < ptrs.size(); ++i) {
+    const int64_t n = numel[i];
+    if (n == 0) continue;
+    if (nt == kTableTensors) {
+      out.push_back(cur);
+      cur.blocks = nt = 0;
+    }
+    add_tensor(i, nt);
+    const int64_t chunks = (n + kChunk - 1) / kChunk;
+    for (int64_t ch = 0; ch < chunks; ++ch) {
+      cur.tab.tensor_of[cur.blocks] = static_cast<int16_t>(nt);
+      cur.tab.chunk_of[cur.blocks] = static_cast<int32_t>(ch);
+      if (++cur.blocks < kTableBlocks) continue;
+      out.push_back(cur);
+      // The table's other tensors are done; this one goes on from slot 0 if it has chunks left.
+      cur.blocks = 0;
+      nt = ch + 1 < chunks ? 0 : -1;
+      if (nt == 0) add_tensor(i, 0);
+    }
+    ++nt;
+    first += chunks;
+  }
+  if (cur.blocks > 0) out.push_back(cur);
+  if (total_chunks) *total_chunks = first;
+  return out;
 }
 
-// [[book:cuda_multi_tensor_apply]]
 template <typename T>
 void step_elementwise(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                       const std::vector<TensorList>& states) {
@@ -346,47 +421,57 @@ void step_elementwise(const OptimizerStep& st, const TensorList& params, const T
   const Flags f = flags_of(st);
   const std::vector<bool> used = used_slots(st);
   Staged staged;
-  TensorTable<T> tab{};
-  int nt = 0, nb = 0;  // tensors and blocks in the table
+  std::vector<std::array<T*, 5>> ptrs;
+  std::vector<int64_t> numel;
   for (size_t i = 0; i < params.size(); ++i) {
-    const int64_t n = params[i]->numel();
-    if (n == 0) continue;
-    if (nt == kTableTensors) {
-      launch_step(tab, nb, c, f);
-      nt = nb = 0;
-    }
-    tab.ptr[0][nt] = staged.dense(params[i].get(), true)->template data<T>();
-    tab.ptr[1][nt] = staged.dense(grads[i].get(), false)->template data<T>();
+    if (params[i]->numel() == 0) continue;
+    std::array<T*, 5> p{};
+    p[0] = staged.dense(params[i].get(), true)->template data<T>();
+    p[1] = staged.dense(grads[i].get(), false)->template data<T>();
     for (int s = 0; s < 3; ++s)
-      tab.ptr[2 + s][nt] = used[s] ? staged.dense(states[s][i].get(), true)->template data<T>() : nullptr;
-    tab.numel[nt] = n;
-    const int64_t chunks = (n + kChunk - 1) / kChunk;
-    for (int64_t ch = 0; ch < chunks; ++ch) {
-      tab.tensor_of[nb] = static_cast<int16_t>(nt);
-      tab.chunk_of[nb] = static_cast<int32_t>(ch);
-      if (++nb < kTableBlocks) continue;
-      launch_step(tab, nb, c, f);
-      nb = 0;
-      // The table's other tensors are done; this one keeps going from slot 0 if it has chunks left.
-      for (int s = 0; s < 5; ++s) tab.ptr[s][0] = tab.ptr[s][nt];
-      tab.numel[0] = n;
-      nt = 0;
-    }
-    // A tensor whose last chunk filled the table was launched with it: slot 0 is free again.
-    if (nb == 0 && nt == 0) nt = -1;
-    ++nt;
+      p[2 + s] = used[s] ? staged.dense(states[s][i].get(), true)->template data<T>() : nullptr;
+    ptrs.push_back(p);
+    numel.push_back(params[i]->numel());
   }
-  if (nb > 0) launch_step(tab, nb, c, f);
+  for (const Launch<T>& l : plan_launches(ptrs, numel)) {
+    AAKAAR_LAUNCH((step_kernel<T>), l.blocks, kStepThreads, 0, l.tab, c, f);
+    AAKAAR_CHECK_LAUNCH();
+  }
   staged.write_back();
 }
 // [[/book:cuda_multi_tensor_apply]]
 
-// LAMB and Adafactor: a block per parameter, kTableTensors parameters per launch.
+// LAMB: every first launch, then every second (a tensor may span two tables).
 template <typename T>
-void step_layerwise(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
-                    const std::vector<TensorList>& states) {
+void step_lamb(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+               const std::vector<TensorList>& states) {
   const om::Coef<T> c(st);
-  const bool lamb = st.kind == OptimizerKind::LAMB;
+  std::vector<std::array<T*, 5>> ptrs;
+  std::vector<int64_t> numel;
+  for (size_t i = 0; i < params.size(); ++i) {
+    // (contiguous: the op hands LAMB contiguous copies of strided tensors)
+    ptrs.push_back({params[i]->data<T>(), grads[i]->data<T>(), states[0][i]->data<T>(), states[1][i]->data<T>(),
+                    nullptr});
+    numel.push_back(params[i]->numel());
+  }
+  int64_t chunks = 0;
+  const std::vector<Launch<T>> launches = plan_launches(ptrs, numel, &chunks);
+  if (launches.empty()) return;
+  ScratchBuffer partial(sizeof(double) * 2 * static_cast<size_t>(chunks));
+  for (const Launch<T>& l : launches) {
+    AAKAAR_LAUNCH((lamb_moments_kernel<T>), l.blocks, kStepThreads, 0, l.tab, c, partial.as<double>());
+    AAKAAR_CHECK_LAUNCH();
+  }
+  for (const Launch<T>& l : launches) {
+    AAKAAR_LAUNCH((lamb_apply_kernel<T>), l.blocks, kStepThreads, 0, l.tab, c, st.lr, partial.as<double>());
+    AAKAAR_CHECK_LAUNCH();
+  }
+}
+
+// Adafactor: a block per parameter, kTableTensors parameters per launch.
+template <typename T>
+void step_adafactor(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states) {
   AdafactorCoef<T> a{};
   a.sign = st.maximize ? T(-1) : T(1);
   a.w = T(st.one_minus_beta2_t);
@@ -402,11 +487,7 @@ void step_layerwise(const OptimizerStep& st, const TensorList& params, const Ten
   int nt = 0;
   auto flush = [&] {
     if (nt == 0) return;
-    if (lamb) {
-      AAKAAR_LAUNCH((lamb_kernel<T>), nt, kLayerThreads, 0, tab, c, st.lr);
-    } else {
-      AAKAAR_LAUNCH((adafactor_kernel<T>), nt, kLayerThreads, 0, tab, a, sizes);
-    }
+    AAKAAR_LAUNCH((adafactor_kernel<T>), nt, kLayerThreads, 0, tab, a, sizes);
     AAKAAR_CHECK_LAUNCH();
     nt = 0;
   };
@@ -416,8 +497,8 @@ void step_layerwise(const OptimizerStep& st, const TensorList& params, const Ten
     tab.ptr[0][nt] = p.data<T>();
     tab.ptr[1][nt] = grads[i]->data<T>();
     tab.ptr[2][nt] = states[0][i]->data<T>();
-    const bool matrix = !lamb && p.ndim() > 1;
-    tab.ptr[3][nt] = lamb || matrix ? states[1][i]->data<T>() : nullptr;
+    const bool matrix = p.ndim() > 1;
+    tab.ptr[3][nt] = matrix ? states[1][i]->data<T>() : nullptr;
     tab.ptr[4][nt] = nullptr;
     tab.numel[nt] = p.numel();
     sizes.rows[nt] = matrix ? p.shape[p.ndim() - 2] : 0;
@@ -432,10 +513,10 @@ void step_layerwise(const OptimizerStep& st, const TensorList& params, const Ten
 void optimizer_step(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                     const std::vector<TensorList>& states) {
   if (params.empty()) return;
-  const bool layerwise = st.kind == OptimizerKind::LAMB || st.kind == OptimizerKind::Adafactor;
   AK_DISPATCH_FLOAT(params[0]->dtype, "optimizer_step", [&](auto tag) {
     using T = decltype(tag);
-    if (layerwise) step_layerwise<T>(st, params, grads, states);
+    if (st.kind == OptimizerKind::LAMB) step_lamb<T>(st, params, grads, states);
+    else if (st.kind == OptimizerKind::Adafactor) step_adafactor<T>(st, params, grads, states);
     else step_elementwise<T>(st, params, grads, states);
   });
 }
