@@ -2,13 +2,13 @@
 // (core/backend.h), the forward-backward recursion of cpu/fused/ctc_loss.cpp (whose
 // comment derives it) in log space.
 //
-// As PyTorch's kernel: one block per sample, its threads over the positions s of the
-// extended target l' = (blank, l_1, blank, ..., l_L, blank); frame t needs all of frame
-// t - 1, so a barrier separates the frames. The forward variables go straight to
-// log_alpha (which the op keeps for the backward). The backward variables live in two
-// rows of a scratch buffer (frame t + 1 and frame t); after each frame the threads turn
-// to the classes c and fold alpha_t(s) + beta_t(s) over the positions holding c, in the
-// CPU's order of s, into that frame's gradient.
+// As PyTorch's kernels: one block per sample for each recursion, its threads over the
+// positions s of the extended target l' = (blank, l_1, blank, ..., l_L, blank); frame t
+// needs all of frame t - 1, so a barrier separates the frames. The forward variables go
+// to log_alpha (which the op keeps for the backward), the backward ones to a scratch
+// tensor of the same shape. Then the gradient needs no more recursion: a block per
+// (frame, sample), its threads over the classes c, folds alpha_t(s) + beta_t(s) over the
+// positions holding c, in the CPU's order of s -- every frame at once.
 #include <cmath>
 #include <limits>
 
@@ -101,60 +101,64 @@ __global__ void __launch_bounds__(kCtcThreads) ctc_alpha_kernel(CtcBatch<T> b, T
 }
 // [[/book:cuda_ctc_alpha]]
 
-// Frame t's gradient of sample n from alpha_t and beta_t: a thread per class c.
-template <typename T>
-__device__ __forceinline__ void collect(const CtcBatch<T>& b, int64_t n, int64_t t, int64_t S, const int64_t* labels,
-                                        const T* at, const T* beta, T nll, T g, T* grad) {
-  const T* lpt = b.lp + (t * b.N + n) * b.C;
-  T* gt = grad + (t * b.N + n) * b.C;
-  for (int64_t c = threadIdx.x; c < b.C; c += blockDim.x) {
-    T acc = neg_inf<T>();
-    for (int64_t s = 0; s < S; ++s) {
-      if (prime(labels, s, b.blank) != c) continue;
-      const T ab = at[s] + beta[s];
-      acc = acc == neg_inf<T>() ? ab : log_add2(acc, ab);
-    }
-    gt[c] = (dmath::exp_(lpt[c]) - dmath::exp_(acc + nll - lpt[c])) * g;
-  }
-}
-
 // [[book:cuda_ctc_beta]]
 template <typename T>
-__global__ void __launch_bounds__(kCtcThreads) ctc_beta_kernel(CtcBatch<T> b, const T* alpha_all, const T* nll_all,
-                                                               const T* G, bool zero_infinity, T* beta_buf,
-                                                               T* grad) {
+__global__ void __launch_bounds__(kCtcThreads) ctc_beta_kernel(CtcBatch<T> b, const T* nll_all, bool zero_infinity,
+                                                               T* beta_all) {
   const int64_t n = blockIdx.x;
   const int64_t Tn = b.in_len[n], L = b.tg_len[n], S = 2 * L + 1;
+  // An impossible alignment with zero_infinity gets no gradient: its betas are not needed.
+  if (Tn == 0 || (zero_infinity && nll_all[n] == std::numeric_limits<T>::infinity())) return;  // whole block
   const int64_t* labels = b.targets + b.tg_off[n];
-  const T* alpha = alpha_all + n * b.T_ * b.S2;
-  const T nll = nll_all[n];
-  // An impossible alignment with zero_infinity: no gradient at all; frames past the input: none either.
-  const bool skip = zero_infinity && nll == std::numeric_limits<T>::infinity();
-  for (int64_t t = skip ? 0 : Tn; t < b.T_; ++t)
-    for (int64_t c = threadIdx.x; c < b.C; c += blockDim.x) grad[(t * b.N + n) * b.C + c] = T(0);
-  if (skip || Tn == 0) return;  // the same for every thread: no barrier is skipped by some only
-  const T g = G[n];
-  T* next = beta_buf + n * 2 * b.S2;  // beta_{t+1}
-  T* cur = next + b.S2;               // beta_t
+  T* beta = beta_all + n * b.T_ * b.S2;
   auto lp = [&](int64_t t) { return b.lp + (t * b.N + n) * b.C; };
   // The last frame: paths end on the trailing blank or the last label.
+  T* last = beta + (Tn - 1) * b.S2;
   for (int64_t s = threadIdx.x; s < S; s += blockDim.x)
-    next[s] = s == S - 1 ? lp(Tn - 1)[b.blank] : (L > 0 && s == S - 2) ? lp(Tn - 1)[labels[L - 1]] : neg_inf<T>();
-  __syncthreads();
-  collect(b, n, Tn - 1, S, labels, alpha + (Tn - 1) * b.S2, next, nll, g, grad);
+    last[s] = s == S - 1 ? lp(Tn - 1)[b.blank] : (L > 0 && s == S - 2) ? lp(Tn - 1)[labels[L - 1]] : neg_inf<T>();
   for (int64_t t = Tn - 2; t >= 0; --t) {
+    __syncthreads();  // frame t + 1 is complete
+    const T* next = beta + (t + 1) * b.S2;
+    T* cur = beta + t * b.S2;
     const T* lpt = lp(t);
     for (int64_t s = threadIdx.x; s < S; s += blockDim.x) {
       const int64_t c = prime(labels, s, b.blank);
       const T step = s < S - 1 ? next[s + 1] : neg_inf<T>();
-      const T skip2 = s < S - 2 && prime(labels, s + 2, b.blank) != c ? next[s + 2] : neg_inf<T>();
-      cur[s] = log_add3(next[s], step, skip2) + lpt[c];
+      const T skip = s < S - 2 && prime(labels, s + 2, b.blank) != c ? next[s + 2] : neg_inf<T>();
+      cur[s] = log_add3(next[s], step, skip) + lpt[c];
     }
-    __syncthreads();  // beta_t is complete; beta_{t+1} is read by no one any more
-    collect(b, n, t, S, labels, alpha + t * b.S2, cur, nll, g, grad);
-    T* tmp = next;
-    next = cur;
-    cur = tmp;
+  }
+}
+
+// Block t N + n: frame t's gradient of sample n, a thread per class c:
+// g (exp(lp) - exp(log sum_{s: l'_s = c} exp(alpha_t(s) + beta_t(s)) + nll - lp)), 0 past the input.
+template <typename T>
+__global__ void __launch_bounds__(kCtcThreads) ctc_grad_kernel(CtcBatch<T> b, const T* alpha_all, const T* beta_all,
+                                                               const T* nll_all, const T* G, bool zero_infinity,
+                                                               T* grad) {
+  const int64_t t = blockIdx.x / b.N, n = blockIdx.x % b.N;
+  const int64_t Tn = b.in_len[n], S = 2 * b.tg_len[n] + 1;
+  const int64_t* labels = b.targets + b.tg_off[n];
+  const T nll = nll_all[n];
+  T* gt = grad + (t * b.N + n) * b.C;
+  if (t >= Tn || (zero_infinity && nll == std::numeric_limits<T>::infinity())) {
+    for (int64_t c = threadIdx.x; c < b.C; c += blockDim.x) gt[c] = T(0);
+    return;
+  }
+  const T* at = alpha_all + (n * b.T_ + t) * b.S2;
+  const T* bt = beta_all + (n * b.T_ + t) * b.S2;
+  const T* lpt = b.lp + (t * b.N + n) * b.C;
+  const T g = G[n];
+  for (int64_t c = threadIdx.x; c < b.C; c += blockDim.x) {
+    T acc = neg_inf<T>();
+    // Any other class than the blank sits only at odd positions.
+    const int64_t step = c == b.blank ? 1 : 2;
+    for (int64_t s = c == b.blank ? 0 : 1; s < S; s += step) {
+      if (prime(labels, s, b.blank) != c) continue;
+      const T ab = at[s] + bt[s];
+      acc = acc == neg_inf<T>() ? ab : log_add2(acc, ab);
+    }
+    gt[c] = (dmath::exp_(lpt[c]) - dmath::exp_(acc + nll - lpt[c])) * g;
   }
 }
 // [[/book:cuda_ctc_beta]]
@@ -192,9 +196,12 @@ void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_pr
     using T = decltype(tag);
     const CtcBatch<T> b = batch_of<T>(log_probs, log_alpha, targets, a);
     if (b.N == 0) return;
-    ScratchBuffer beta(sizeof(T) * static_cast<size_t>(b.N * 2 * b.S2));
-    AAKAAR_LAUNCH((ctc_beta_kernel<T>), static_cast<int>(b.N), kCtcThreads, 0, b, log_alpha.data<T>(), nll.data<T>(),
-                  g.data<T>(), a.zero_infinity, beta.as<T>(), grad.data<T>());
+    ScratchBuffer beta(sizeof(T) * static_cast<size_t>(b.N * b.T_ * b.S2));
+    AAKAAR_LAUNCH((ctc_beta_kernel<T>), static_cast<int>(b.N), kCtcThreads, 0, b, nll.data<T>(), a.zero_infinity,
+                  beta.as<T>());
+    AAKAAR_CHECK_LAUNCH();
+    AAKAAR_LAUNCH((ctc_grad_kernel<T>), static_cast<int>(b.T_ * b.N), kCtcThreads, 0,
+                  b, log_alpha.data<T>(), beta.as<T>(), nll.data<T>(), g.data<T>(), a.zero_infinity, grad.data<T>());
     AAKAAR_CHECK_LAUNCH();
   });
 }
