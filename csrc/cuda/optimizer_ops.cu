@@ -31,7 +31,6 @@
 #include "cuda/backend_cuda.h"
 #include "cuda/emu/cuda_emu.h"  // before optimizer_math.h: its AK_HD functions become device functions
 #include "core/optimizer_math.h"
-#include "cuda/launch_config.cuh"
 #include "cuda/row_reduce.cuh"
 
 namespace aakaar::cuda {
