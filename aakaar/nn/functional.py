@@ -244,7 +244,14 @@ from .functional_losses import __all__ as _loss_names  # noqa: E402
 
 __all__ += [n for n in _loss_names if n not in __all__]
 
-# Convolution and pooling (functional_conv.py): single ops of the core, as linear is.
-from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401
+# Convolution and pooling (functional_conv.py): single ops of the core, as linear is; the 1-d and
+# 3-d forms, transposed convolutions, more pooling (functional_pool.py), padding and resampling
+# (functional_resample.py) are built on them or composed of indexing ops.
+from .functional_conv import *  # noqa: E402,F401,F403
+from .functional_conv import __all__ as _conv_names  # noqa: E402
+from .functional_pool import *  # noqa: E402,F401,F403
+from .functional_pool import __all__ as _pool_names  # noqa: E402
+from .functional_resample import *  # noqa: E402,F401,F403
+from .functional_resample import __all__ as _resample_names  # noqa: E402
 
-__all__ += ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+__all__ += [n for n in _conv_names + _pool_names + _resample_names if n not in __all__]
