@@ -9,6 +9,8 @@ position in L. The adaptive max pool and the unpooling are compositions of ``gat
 
 from __future__ import annotations
 
+import math
+
 from typing import Sequence, Union
 
 from .. import _C
@@ -243,11 +245,9 @@ def _max_unpool(
     s = k if stride is None else _ntuple(stride, n, "stride", fn)
     p = _ntuple(padding, n, "padding", fn)
     size = _unpool_size(fn, input, n, k, s, p, output_size)
-    plane = 1
-    for v in size:
-        plane *= v
+    plane = math.prod(size)
     lead = tuple(input.shape[:input.ndim - n])
-    flat_idx = indices.reshape(_prod(lead), _prod(input.shape[input.ndim - n:]))
+    flat_idx = indices.reshape(math.prod(lead), math.prod(input.shape[input.ndim - n:]))
     if flat_idx.numel() and (int(flat_idx.amin().item()) < 0 or int(flat_idx.amax().item()) >= plane):
         bad = int(flat_idx.amax().item()) if int(flat_idx.amax().item()) >= plane else int(flat_idx.amin().item())
         raise _C.ArgumentError(
@@ -257,9 +257,3 @@ def _max_unpool(
     zeros = _C.zeros(flat_idx.shape[0], plane, dtype=input.dtype, device=input.device)
     return zeros.scatter(1, flat_idx, src).reshape(*lead, *size)
 
-
-def _prod(values: Sequence[int]) -> int:
-    out = 1
-    for v in values:
-        out *= v
-    return out

@@ -1,7 +1,7 @@
 // The backward of 2-d convolution and pooling (ops in csrc/ops/conv.cpp).
 #pragma once
 #include "core/tensor.h"
-#include "ops/ops.h"
+#include "ops/conv_grad.h"
 
 namespace aakaar::autograd {
 

@@ -8,6 +8,7 @@
 #include "autograd/derivatives_conv.h"
 #include "autograd/function.h"
 #include "core/error.h"
+#include "ops/conv_grad.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {

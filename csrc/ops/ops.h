@@ -178,16 +178,6 @@ struct Conv2dGeometry {
 // x (N, C, H, W) or (C, H, W), w (O, C / groups, kH, kW), b (O,) or null: one op, one autograd
 // node (Conv2dBackward). RuntimeError on a device without the conv2d kernels.
 TensorPtr conv2d(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Conv2dGeometry& c);
-// The two gradients of conv2d as ops of their own, each differentiable (their backward is
-// conv2d and the other one), so conv2d's gradient has a gradient (double backward) and the
-// transposed convolution (whose forward is conv2d's input gradient) has a backward.
-// conv2d_input_grad: g (N, O, Ho, Wo), w (O, C / groups, kH, kW) -> the gradient for an input of
-// x_shape (N, C, H, W). conv2d_weight_grad: g and x -> the gradient for a weight of w_shape.
-TensorPtr conv2d_input_grad(const TensorPtr& g, const TensorPtr& w, const Shape& x_shape, const Conv2dArgs& a);
-TensorPtr conv2d_weight_grad(const TensorPtr& g, const TensorPtr& x, const Shape& w_shape, const Conv2dArgs& a);
-// conv2d of contiguous 4-d x and w into an output of out_shape, with the geometry already checked.
-TensorPtr conv2d_checked(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Shape& out_shape,
-                         const Conv2dArgs& a);
 // Max pooling of x (N, C, H, W) or (C, H, W): (values, int64 indices into each H W plane).
 std::pair<TensorPtr, TensorPtr> max_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode);
 // Average pooling of x (N, C, H, W) or (C, H, W) (a.dilation must be 1).

@@ -12,7 +12,7 @@
 #include <array>
 
 #include "core/error.h"
-#include "ops/ops.h"
+#include "ops/conv_grad.h"
 #include "python/convert.h"
 
 namespace py = pybind11;
