@@ -388,7 +388,7 @@ def conv_transpose2d(
     """
     _check_conv_nd(input, weight, bias, 2, groups, "conv_transpose2d", transposed=True)
     if isinstance(padding, str):
-        raise TypeError(f"conv_transpose2d(): argument 'padding' must be tuple of ints, not str")
+        raise TypeError("conv_transpose2d(): argument 'padding' must be tuple of ints, not str")
     s, d = _pair(stride, "stride", "conv_transpose2d"), _pair(dilation, "dilation", "conv_transpose2d")
     p, op = _pair(padding, "padding", "conv_transpose2d"), _pair(output_padding, "output_padding", "conv_transpose2d")
     _check_geometry("conv_transpose2d", s, p, d)
@@ -414,7 +414,7 @@ def conv_transpose1d(
     ``conv_transpose2d`` on a picture one row high."""
     _check_conv_nd(input, weight, bias, 1, groups, "conv_transpose1d", transposed=True)
     if isinstance(padding, str):
-        raise TypeError(f"conv_transpose1d(): argument 'padding' must be tuple of ints, not str")
+        raise TypeError("conv_transpose1d(): argument 'padding' must be tuple of ints, not str")
     s, d = _ntuple(stride, 1, "stride", "conv_transpose1d"), _ntuple(dilation, 1, "dilation", "conv_transpose1d")
     p = _ntuple(padding, 1, "padding", "conv_transpose1d")
     op = _ntuple(output_padding, 1, "output_padding", "conv_transpose1d")

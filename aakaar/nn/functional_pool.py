@@ -39,6 +39,13 @@ def _one(value: IntOrSeq, name: str, fn: str) -> int:
     return _ntuple(value, 1, name, fn)[0]
 
 
+def _default_stride(stride: IntOrSeq | None, kernel: int, fn: str) -> int:
+    """stride=None (or an empty list, as torch accepts) means the kernel size."""
+    if stride is None or (isinstance(stride, Sequence) and len(stride) == 0):
+        return kernel
+    return _one(stride, "stride", fn)
+
+
 def max_pool1d(
     input: Tensor,
     kernel_size: IntOrSeq,
@@ -51,7 +58,7 @@ def max_pool1d(
     """The largest value of each window of (N, C, L) or (C, L); indices are positions in L."""
     _check_1d(input, "max_pool1d")
     k = _one(kernel_size, "kernel_size", "max_pool1d")
-    s = k if stride is None or (isinstance(stride, Sequence) and len(stride) == 0) else _one(stride, "stride", "max_pool1d")
+    s = _default_stride(stride, k, "max_pool1d")
     p, d = _one(padding, "padding", "max_pool1d"), _one(dilation, "dilation", "max_pool1d")
     if k > 0 and not 0 <= p <= k // 2:
         raise _C.ArgumentError(
@@ -78,7 +85,7 @@ def avg_pool1d(
             "(while checking arguments for avg_pool1d)"
         )
     k = _one(kernel_size, "kernel_size", "avg_pool1d")
-    s = k if stride is None or (isinstance(stride, Sequence) and len(stride) == 0) else _one(stride, "stride", "avg_pool1d")
+    s = _default_stride(stride, k, "avg_pool1d")
     p = _one(padding, "padding", "avg_pool1d")
     return avg_pool2d(input.unsqueeze(-2), (1, k), (1, s), (0, p), ceil_mode, count_include_pad).squeeze(-2)
 

@@ -38,10 +38,6 @@ def _ntuple(value: IntPair, n: int, name: str, layer: str = "Conv") -> tuple[int
     return items
 
 
-def _pair(value: IntPair, name: str) -> tuple[int, int]:
-    return _ntuple(value, 2, name, "Conv2d")  # type: ignore[return-value]
-
-
 class _ConvNd(Module):
     """An n-d convolution (n = 1, 2, 3) or, with ``transposed``, its transpose: weight
     (out_channels, in_channels / groups, *kernel_size), or (in_channels, out_channels / groups,
