@@ -9,7 +9,7 @@ import pytest
 
 import aakaar as ak
 import aakaar.nn.functional as F
-from tests.nn.nn_helpers import assert_close, to_ak
+from tests.nn.nn_helpers import assert_close, run_against_torch, to_ak
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -19,22 +19,7 @@ DTYPE_IDS = ["float64", "float32"]
 
 
 def _run(fn_ak, fn_torch, shapes, dtype, rtol, atol, seed=0):
-    """Values and the gradients of every operand (for a random output gradient) agree with torch."""
-    rng = np.random.default_rng(seed)
-    ts = [None if s is None else torch.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True)
-          for s in shapes]
-    ref = fn_torch(*ts)
-    g = torch.tensor(rng.standard_normal(tuple(ref.shape)), dtype=dtype)
-    ref.backward(g)
-    As = [None if t is None else to_ak(t).requires_grad_() for t in ts]
-    out = fn_ak(*As)
-    # float32 values are sums of many products: compare relative to their scale
-    scale = float(ref.detach().abs().max()) if ref.numel() else 1.0
-    assert_close(out, ref, rtol, atol * scale, "value")
-    out.backward(to_ak(g))
-    for k, (a, t) in enumerate(zip(As, ts)):
-        if t is not None:
-            assert_close(a.grad, t.grad, rtol, atol * max(1.0, float(t.grad.abs().max())), f"grad {k}")
+    run_against_torch(fn_ak, fn_torch, shapes, dtype, rtol, atol, seed, relative_atol=True)
 
 
 def _case(rng, n, transposed=False):

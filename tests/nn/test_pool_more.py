@@ -9,7 +9,7 @@ import pytest
 
 import aakaar as ak
 import aakaar.nn.functional as F
-from tests.nn.nn_helpers import assert_close, to_ak
+from tests.nn.nn_helpers import assert_close, run_against_torch, to_ak
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -18,21 +18,8 @@ DTYPES = [(torch.float64, 1e-10, 1e-12), (torch.float32, 1e-5, 1e-6)]
 DTYPE_IDS = ["float64", "float32"]
 
 
-def _pair_run(fn_ak, fn_torch, shape, dtype, rtol, atol, seed=0, outputs=1):
-    """Values (and int64 indices, when fn returns a pair) and the input gradient agree with torch."""
-    rng = np.random.default_rng(seed)
-    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
-    ref = fn_torch(x)
-    xa = to_ak(x).requires_grad_()
-    out = fn_ak(xa)
-    if isinstance(ref, tuple):
-        assert_close(out[1], ref[1], 0, 0, "indices")
-        ref, out = ref[0], out[0]
-    assert_close(out, ref, rtol, atol, "value")
-    g = torch.tensor(rng.standard_normal(tuple(ref.shape)), dtype=dtype)
-    ref.backward(g)
-    out.backward(to_ak(g))
-    assert_close(xa.grad, x.grad, rtol, atol, "grad")
+def _pair_run(fn_ak, fn_torch, shape, dtype, rtol, atol, seed=0):
+    run_against_torch(fn_ak, fn_torch, [shape], dtype, rtol, atol, seed)
 
 
 POOL1D = [

@@ -8,7 +8,7 @@ import pytest
 
 import aakaar as ak
 import aakaar.nn.functional as F
-from tests.nn.nn_helpers import assert_close, to_ak
+from tests.nn.nn_helpers import assert_close, run_against_torch, to_ak
 
 torch = pytest.importorskip("torch")
 TF = torch.nn.functional
@@ -18,17 +18,7 @@ DTYPE_IDS = ["float64", "float32"]
 
 
 def _check_against_torch(fn_ak, fn_torch, shape, dtype, rtol, atol, seed=0):
-    """Forward values and the input gradient (for a random output gradient) agree with torch."""
-    rng = np.random.default_rng(seed)
-    x = torch.tensor(rng.standard_normal(shape), dtype=dtype, requires_grad=True)
-    ref = fn_torch(x)
-    g = torch.tensor(rng.standard_normal(tuple(ref.shape)), dtype=dtype)
-    ref.backward(g)
-    xa = to_ak(x).requires_grad_()
-    out = fn_ak(xa)
-    assert_close(out, ref, rtol, atol, "value")
-    out.backward(to_ak(g))
-    assert_close(xa.grad, x.grad, rtol, atol, "grad")
+    run_against_torch(fn_ak, fn_torch, [shape], dtype, rtol, atol, seed)
 
 
 PADS = [
