@@ -87,11 +87,16 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
     for k in range(n):
         dim, before, after = input.ndim - 1 - k, pad[2 * k], pad[2 * k + 1]
         size = out.shape[dim]
-        if size + before + after < 0:
+        # constant and circular crop first (a crop past the far end is an error); reflect and
+        # replicate read the uncropped input, and PyTorch's 1-d kernels refuse an empty output
+        kept = size - max(-before, 0) - max(-after, 0)
+        if size + before + after < 0 or (kept < 0 and mode in ("constant", "circular")):
             raise _C.ArgumentError(
                 f"pad(): the input size {size}, plus negative padding {before} and {after} resulted in a negative "
                 f"output size, which is invalid. Check dimension {dim} of your input."
             )
+        if mode in ("reflect", "replicate") and n == 1 and size + before + after == 0:
+            raise _C.ArgumentError(f"input (W: {size}) is too small. Calculated output W: 0")
         if mode == "constant":
             out = _pad_constant(out, dim, before, after, 0.0 if value is None else value)
             continue
@@ -100,7 +105,7 @@ def pad(input: Tensor, pad: Sequence[int], mode: str = "constant", value: float 
                 f"Argument #4: Padding size should be less than the corresponding input dimension, but got: padding "
                 f"({before}, {after}) at dimension {dim} of input {list(input.shape)}"
             )
-        if mode == "circular" and (before > size or after > size):
+        if mode == "circular" and (before > kept or after > kept or (kept == 0 and size + before + after > 0)):
             raise _C.ArgumentError("Padding value causes wrapping around more than once.")
         if size == 0:
             raise _C.ArgumentError(

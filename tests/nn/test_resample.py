@@ -22,7 +22,7 @@ def _check_against_torch(fn_ak, fn_torch, shape, dtype, rtol, atol, seed=0):
 
 
 PADS = [
-    ((2, 3, 5), (1, 2)), ((2, 3, 5), (-1, 3)), ((2, 3, 5), (0, -2)), ((3, 5), (4, 4)),
+    ((2, 3, 5), (1, 2)), ((2, 3, 5), (-1, 3)), ((2, 3, 5), (2, -1)), ((2, 3, 5), (-4, 1)), ((2, 3, 5), (0, -2)), ((3, 5), (4, 4)),
     ((2, 3, 5, 6), (1, 2, 3, 0)), ((2, 3, 5, 6), (-2, 1, 2, -1)), ((3, 5, 6), (2, 2, 1, 1)),
     ((1, 2, 3, 4, 5), (1, 1, 2, 0, 0, 2)), ((2, 3, 4, 5), (1, 2, -1, 1, 2, 0)),
 ]
@@ -59,7 +59,9 @@ def test_pad_constant_value_and_gradcheck():
     (lambda t, F: F.pad(t, (1, 1), mode="reflect", value=1.0), RuntimeError),
     (lambda t, F: F.pad(t, (1, 1, 1, 1, 1, 1), mode="replicate"), NotImplementedError),
     (lambda t, F: F.pad(t, (1.5, 1)), TypeError),
-], ids=[f"bad{i}" for i in range(8)])
+    (lambda t, F: F.pad(t, (-6, 2)), RuntimeError),                  # a crop past the far end
+    (lambda t, F: F.pad(t, (-3, -2), mode="replicate"), RuntimeError),  # an empty 1-d output
+], ids=[f"bad{i}" for i in range(10)])
 def test_pad_errors_as_torch(call, cls):
     t = torch.randn(1, 2, 5)
     with pytest.raises(cls):
