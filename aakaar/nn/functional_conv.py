@@ -1,11 +1,14 @@
 """Convolution and 2-d pooling: ``conv1d``, ``conv2d``, ``conv3d``, ``conv_transpose1d``,
 ``conv_transpose2d``, ``max_pool2d``, ``avg_pool2d``, ``adaptive_avg_pool2d``.
 
-Each is one op of the compiled core (``csrc/ops/conv.cpp``) with one autograd node; the backend
-entries ``conv2d``, ``conv2d_backward``, ``max_pool2d``, ``avg_pool2d`` and
-``avg_pool2d_backward`` hold the kernels (the CPU's in ``csrc/cpu/fused/conv2d*.cpp``). This
-module turns PyTorch's flexible arguments (an int or a pair, ``'same'``/``'valid'``) into
-the fixed tuples the core takes, raising PyTorch's errors for those it refuses.
+conv2d and the 2-d poolings are each one op of the compiled core (``csrc/ops/conv.cpp``) with one
+autograd node; the backend entries ``conv2d``, ``conv2d_backward``, ``max_pool2d``, ``avg_pool2d``
+and ``avg_pool2d_backward`` hold the kernels (the CPU's in ``csrc/cpu/fused/conv2d*.cpp``). The
+rest reuse them: conv1d is conv2d one row high; conv3d unrolls its depth into channels and is one
+conv2d; the transposed convolutions are conv2d's input gradient (``_C.conv2d_input_grad``, the
+``conv2d_backward`` kernel run forward). This module turns PyTorch's flexible arguments (an int or
+a tuple, ``'same'``/``'valid'``) into the fixed tuples the core takes, raising PyTorch's errors for
+those it refuses.
 """
 
 from __future__ import annotations
