@@ -19,8 +19,8 @@ from .. import _C
 from .._C import Tensor
 
 __all__ = [
-    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-    "adaptive_avg_pool2d",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "max_pool2d",
+    "avg_pool2d", "adaptive_avg_pool2d",
 ]
 
 IntPair = Union[int, Sequence[int]]
@@ -426,3 +426,50 @@ def conv_transpose1d(
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s[0]), (0, p[0]), (0, op[0]),
                            groups, (1, d[0]))
     return out.squeeze(-2)
+
+
+def conv_transpose3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntPair = 1,
+    padding: IntPair = 0,
+    output_padding: IntPair = 0,
+    groups: int = 1,
+    dilation: IntPair = 1,
+) -> Tensor:
+    """Transposed 3-d convolution of (N, C_in, D, H, W) or (C_in, D, H, W) with weight
+    (C_in, C_out / groups, kD, kH, kW): the adjoint of ``conv3d``'s unrolling, step by step.
+
+    conv3d is one conv2d of depth-unrolled pictures, so its input gradient is conv2d's input
+    gradient (one call for all N D pictures, each giving its kD unrolled slices) followed by the
+    adjoint of the unrolling: a scatter-add of each slice to the output depth it came from
+    (od sD + t dD), then the depth padding cropped off.
+    """
+    _check_conv_nd(input, weight, bias, 3, groups, "conv_transpose3d", transposed=True)
+    if isinstance(padding, str):
+        raise TypeError("conv_transpose3d(): argument 'padding' must be tuple of ints, not str")
+    fn = "conv_transpose3d"
+    s, d = _ntuple(stride, 3, "stride", fn), _ntuple(dilation, 3, "dilation", fn)
+    p, op = _ntuple(padding, 3, "padding", fn), _ntuple(output_padding, 3, "output_padding", fn)
+    _check_geometry(fn, s, p, d)
+    if input.ndim == 4:
+        return conv_transpose3d(input.unsqueeze(0), weight, bias, s, p, op, groups, d).squeeze(0)
+    Do, Ho, Wo = _transposed_out_size(fn, input, weight, 3, s, p, op, d)
+    N, Cin, D, H, W = input.shape
+    kD = weight.shape[2]
+    Cout = weight.shape[1] * groups
+    pictures = input.permute(0, 2, 1, 3, 4).reshape(N * D, Cin, H, W)
+    w2 = weight.reshape(Cin, weight.shape[1] * kD, weight.shape[3], weight.shape[4])
+    cols = _C.conv2d_input_grad(pictures, w2, (N * D, Cout * kD, Ho, Wo), s[1:], p[1:], d[1:], groups)
+    # (N D, Cout kD, Ho, Wo) -> (N, Cout, D kD, Ho, Wo): slice (od, t) lands at depth od sD + t dD
+    cols = cols.reshape(N, D, Cout, kD, Ho, Wo).permute(0, 2, 1, 3, 4, 5).reshape(N, Cout, D * kD, Ho, Wo)
+    full_depth = max(Do + p[0], (D - 1) * s[0] + d[0] * (kD - 1) + 1)
+    depth = [od * s[0] + t * d[0] for od in range(D) for t in range(kD)]
+    from ..creation import tensor
+
+    index = tensor(depth, dtype=_C.dtype.int64, device=input.device).reshape(1, 1, D * kD, 1, 1)
+    index = index.expand(N, Cout, D * kD, Ho, Wo)
+    planes = _C.zeros(N, Cout, full_depth, Ho, Wo, dtype=input.dtype, device=input.device).scatter_add(2, index, cols)
+    out = planes[:, :, p[0]:p[0] + Do]
+    return out if bias is None else out + bias.reshape(1, -1, 1, 1, 1)

@@ -1,4 +1,4 @@
-"""Convolution and pooling layers: ``Conv1d``/``2d``/``3d``, ``ConvTranspose1d``/``2d``,
+"""Convolution and pooling layers: ``Conv1d``/``2d``/``3d``, ``ConvTranspose1d``/``2d``/``3d``,
 ``MaxPool1d``/``2d``, ``AvgPool1d``/``2d``, adaptive average and max pooling, ``MaxUnpool1d``/``2d``.
 
 Same arguments, attributes, initialisation, ``state_dict`` names (``weight``, ``bias``) and
@@ -20,7 +20,7 @@ from .module import Module
 from .parameter import Parameter
 
 __all__ = [
-    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
+    "Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d", "MaxPool1d", "MaxPool2d", "AvgPool1d",
     "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxUnpool1d",
     "MaxUnpool2d",
 ]
@@ -242,7 +242,7 @@ class _ConvTransposeNd(_ConvNd):
         return tuple(size[d] - mins[d] for d in range(n))
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        fn = (F.conv_transpose1d, F.conv_transpose2d)[self._n - 1]
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._n - 1]
         params = self._parameters
         return fn(input, params["weight"], params["bias"], self.stride, self.padding,
                   self._output_padding(input, output_size), self.groups, self.dilation)
@@ -258,6 +258,12 @@ class ConvTranspose2d(_ConvTransposeNd):
     """Transposed 2-d convolution (the gradient of Conv2d with respect to its input)."""
 
     _n = 2
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """Transposed 3-d convolution (the gradient of Conv3d with respect to its input)."""
+
+    _n = 3
 
 
 class MaxPool2d(Module):

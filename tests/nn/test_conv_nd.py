@@ -1,4 +1,4 @@
-"""F.conv1d, F.conv3d, F.conv_transpose1d/2d against torch (values and every gradient) over random
+"""F.conv1d, F.conv3d, F.conv_transpose1d/2d/3d against torch (values and every gradient) over random
 shapes, strides, paddings, dilations and groups; conv2d's double backward against torch and
 finite differences; PyTorch's exception classes for bad input."""
 
@@ -44,6 +44,7 @@ CONVS = {
     "conv3d": (3, F.conv3d, TF.conv3d, False),
     "conv_transpose1d": (1, F.conv_transpose1d, TF.conv_transpose1d, True),
     "conv_transpose2d": (2, F.conv_transpose2d, TF.conv_transpose2d, True),
+    "conv_transpose3d": (3, F.conv_transpose3d, TF.conv_transpose3d, True),
 }
 
 
@@ -67,7 +68,8 @@ def test_conv_nd_matches_torch_on_random_cases(name, seed, dtype, rtol, atol):
     ("conv3d", (2, 5, 6, 4), (3, 2, 3, 1, 2), dict(stride=(2, 1, 1), padding=(1, 0, 1))),
     ("conv_transpose2d", (2, 7, 7), (2, 3, 3, 3), dict(stride=2, padding=1, output_padding=1)),
     ("conv_transpose1d", (3, 5), (3, 2, 4), dict(stride=3, dilation=2, output_padding=2)),
-], ids=["c1same", "c1unbatched", "c3same", "c3unbatched", "ct2unbatched", "ct1unbatched"])
+    ("conv_transpose3d", (2, 3, 2, 3), (2, 2, 2, 3, 2), dict(stride=(2, 1, 2), padding=(1, 0, 1), output_padding=(1, 0, 1))),
+], ids=["c1same", "c1unbatched", "c3same", "c3unbatched", "ct2unbatched", "ct1unbatched", "ct3unbatched"])
 def test_conv_nd_special_paddings_and_unbatched(name, xs, ws, kw):
     n, fa, ft, _ = CONVS[name]
     _run(lambda x, w: fa(x, w, **kw), lambda x, w: ft(x, w, **kw), [xs, ws], torch.float64, 1e-10, 1e-11)
@@ -113,7 +115,8 @@ def _double_backward(fn, x, w, b, seed=7):
     ("conv1d", (2, 2, 8), (3, 2, 3), dict(stride=2)),
     ("conv3d", (1, 2, 4, 3, 4), (2, 2, 2, 2, 2), dict(padding=1)),
     ("conv_transpose2d", (2, 4, 4, 3), (4, 3, 3, 3), dict(stride=2, padding=1, output_padding=1, groups=2)),
-], ids=["conv2d", "conv2d_same", "conv1d", "conv3d", "conv_transpose2d"])
+    ("conv_transpose3d", (1, 2, 2, 3, 2), (2, 2, 2, 2, 2), dict(stride=2, padding=1, output_padding=(1, 0, 1))),
+], ids=["conv2d", "conv2d_same", "conv1d", "conv3d", "conv_transpose2d", "conv_transpose3d"])
 def test_double_backward_matches_torch(name, xs, ws, kw):
     fa, ft = getattr(F, name), getattr(TF, name)
     rng = np.random.default_rng(3)
@@ -175,6 +178,8 @@ BAD = [
     ("conv_transpose2d", (1, 2, 3, 3), (2, 3, 3, 3), None, dict(padding=-1)),
     ("conv_transpose2d", (1, 4, 3, 3), (4, 3, 3, 3), None, dict(groups=3)),
     ("conv_transpose1d", (1, 2, 3), (2, 3, 3), (2,), {}),
+    ("conv_transpose3d", (1, 2, 3, 3, 3), (3, 2, 2, 2, 2), None, {}),
+    ("conv_transpose3d", (1, 2, 3, 3, 3), (2, 2, 2, 2, 2), None, dict(stride=2, output_padding=(0, 0, 2))),
 ]
 
 

@@ -24,8 +24,10 @@ PAIRS = [
     ("ConvTranspose1d", (4, 6, 3), dict(stride=2, output_padding=1, groups=2)),
     ("ConvTranspose2d", (4, 6, (3, 2)), dict(stride=2, padding=1, dilation=2)),
     ("ConvTranspose2d", (2, 3, 3), dict(bias=False)),
+    ("ConvTranspose3d", (2, 4, (2, 3, 2)), dict(stride=(2, 1, 2), padding=1, output_padding=(1, 0, 0), groups=2)),
 ]
-SPATIAL = {"Conv1d": (9,), "Conv3d": (5, 6, 4), "ConvTranspose1d": (5,), "ConvTranspose2d": (4, 3)}
+SPATIAL = {"Conv1d": (9,), "Conv3d": (5, 6, 4), "ConvTranspose1d": (5,), "ConvTranspose2d": (4, 3),
+           "ConvTranspose3d": (3, 2, 4)}
 
 
 @pytest.mark.parametrize("name, args, kw", PAIRS, ids=[f"{p[0]}{i}" for i, p in enumerate(PAIRS)])
