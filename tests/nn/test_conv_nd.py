@@ -148,7 +148,7 @@ def test_conv2d_gradgradcheck():
     assert ak.autograd.gradcheck(grads, (x, w, b, v))
 
 
-def test_conv2d_first_backward_still_one_fused_call():
+def test_conv2d_plain_backward_builds_no_graph():
     """Without create_graph the gradients are plain tensors (no graph is built for them)."""
     x = ak.randn(1, 2, 5, 5, requires_grad=True)
     w = ak.randn(3, 2, 3, 3, requires_grad=True)
