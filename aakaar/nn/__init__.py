@@ -11,7 +11,11 @@ from .layers import (  # noqa: F401
     ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
     LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
 )
-from .layers_conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d  # noqa: F401
+from .layers_conv import (  # noqa: F401
+    AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool1d, AvgPool2d, Conv1d, Conv2d,
+    Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxUnpool1d, MaxUnpool2d,
+)
+from .layers_spatial import *  # noqa: F401,F403
 from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
     HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,

@@ -16,6 +16,7 @@ that wrap them in ``loss.py``.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Sequence
 
 from .. import _C
@@ -24,7 +25,8 @@ from ..autograd import no_grad
 
 __all__ = [
     "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
-    "dropout", "layer_norm", "batch_norm", "embedding", "cross_entropy", "nll_loss", "mse_loss",
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "layer_norm", "batch_norm", "embedding", "cross_entropy",
+    "nll_loss", "mse_loss",
 ]
 
 
@@ -123,6 +125,59 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, generator: _C.
     return input * (mask * (1.0 / (1.0 - p)))
 
 
+def _feature_dropout(input: Tensor, p: float, training: bool, n: int, fn: str) -> Tensor:
+    """Zeroes whole channels (each (*spatial) map of an (N, C, *spatial) or (C, *spatial) input)
+    with probability ``p``, scaling the rest by 1/(1-p): one mask value per channel.
+
+    PyTorch's rank rules: dropout1d refuses other ranks; dropout2d and dropout3d warn and treat
+    dims 0 and 1 as batch and channel, and dropout2d reads a 3-d input as (N, C, L) (its
+    historical behaviour, with a warning), not as an unbatched (C, H, W).
+    """
+    _check_tensor(input, fn)
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    lead = 2
+    if input.ndim not in (n + 1, n + 2):
+        if n == 1:
+            raise _C.ArgumentError(
+                f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d exists "
+                "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
+                "optional batch dimension (i.e. 2D or 3D inputs)."
+            )
+        warnings.warn(f"{fn}: Received a {input.ndim}-D input to {fn}, which is deprecated; its dims 0 and 1 are "
+                      "read as batch and channel", stacklevel=3)
+    elif input.ndim == n + 1:
+        if n == 2:
+            warnings.warn("dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout "
+                          "behavior is desired - input is interpreted as shape (N, C, L), where C is the channel dim.",
+                          stacklevel=3)
+        else:
+            lead = 1  # unbatched (C, *spatial)
+    if not training or p == 0.0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    lead = min(lead, input.ndim)
+    mask_shape = tuple(input.shape[:lead]) + (1,) * (input.ndim - lead)
+    keep = _C.full(mask_shape, 1.0 - p, dtype=input.dtype, device=input.device)
+    return input * (_C.bernoulli(keep) * (1.0 / (1.0 - p)))
+
+
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout of (N, C, L) or (C, L)."""
+    return _feature_dropout(input, p, training, 1, "dropout1d")
+
+
+def dropout2d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout of (N, C, H, W) (a 3-d input is read as (N, C, L), as PyTorch does)."""
+    return _feature_dropout(input, p, training, 2, "dropout2d")
+
+
+def dropout3d(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Channel dropout of (N, C, D, H, W) or (C, D, H, W)."""
+    return _feature_dropout(input, p, training, 3, "dropout3d")
+
+
 def _normalized_dims(input: Tensor, normalized_shape: Sequence[int]) -> list[int]:
     n = len(normalized_shape)
     if n == 0 or input.ndim < n or tuple(input.shape[input.ndim - n:]) != tuple(normalized_shape):
@@ -165,7 +220,7 @@ def batch_norm(
     momentum: float = 0.1,
     eps: float = 1e-5,
 ) -> Tensor:
-    """Normalises each channel (dim 1) of an (N, C) or (N, C, L) input.
+    """Normalises each channel (dim 1) of an (N, C, *) input: (N, C), (N, C, L), (N, C, H, W), ...
 
     In training the batch statistics are used and, when running buffers are
     given, they are updated in place: ``running = (1 - momentum) * running +
@@ -175,8 +230,8 @@ def batch_norm(
     _check_tensor(input, "batch_norm")
     if not eps >= 0:  # also refuses NaN; a negative eps can make var + eps negative (a NaN output)
         raise ValueError(f"batch_norm(): eps must be non-negative, got {eps}")
-    if input.ndim not in (2, 3):
-        raise ValueError(f"batch_norm(): expected a 2-d or 3-d input (N, C[, L]), got shape {tuple(input.shape)}")
+    if input.ndim < 2:
+        raise ValueError(f"batch_norm(): expected an input of 2 or more dims (N, C, *), got shape {tuple(input.shape)}")
     channels = input.shape[1]
     stat_shape = (1, channels) + (1,) * (input.ndim - 2)
     dims = [0] + list(range(2, input.ndim))
@@ -244,7 +299,14 @@ from .functional_losses import __all__ as _loss_names  # noqa: E402
 
 __all__ += [n for n in _loss_names if n not in __all__]
 
-# Convolution and pooling (functional_conv.py): single ops of the core, as linear is.
-from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401
+# Convolution and pooling (functional_conv.py): single ops of the core, as linear is; the 1-d and
+# 3-d forms, transposed convolutions, more pooling (functional_pool.py), padding and resampling
+# (functional_resample.py) are built on them or composed of indexing ops.
+from .functional_conv import *  # noqa: E402,F401,F403
+from .functional_conv import __all__ as _conv_names  # noqa: E402
+from .functional_pool import *  # noqa: E402,F401,F403
+from .functional_pool import __all__ as _pool_names  # noqa: E402
+from .functional_resample import *  # noqa: E402,F401,F403
+from .functional_resample import __all__ as _resample_names  # noqa: E402
 
-__all__ += ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+__all__ += [n for n in _conv_names + _pool_names + _resample_names if n not in __all__]

@@ -226,8 +226,9 @@ class LayerNorm(Module):
                 f"bias={self.bias is not None}")
 
 
-class BatchNorm1d(Module):
-    """Per-channel normalisation of (N, C) or (N, C, L) inputs with running statistics.
+class _BatchNorm(Module):
+    """Per-channel normalisation (dim 1) with running statistics; the subclasses say which input
+    ranks they take (BatchNorm1d: (N, C) or (N, C, L); BatchNorm2d: (N, C, H, W); ...).
 
     Training uses the batch's mean and biased variance and updates
     ``running_mean``/``running_var`` (with the unbiased variance) by
@@ -240,7 +241,7 @@ class BatchNorm1d(Module):
         track_running_stats: bool = True, dtype: _C.dtype | None = None, *, bias: bool = True,
     ) -> None:
         super().__init__()
-        self.num_features = _positive(num_features, "num_features", "BatchNorm1d")
+        self.num_features = _positive(num_features, "num_features", type(self).__name__)
         self.eps, self.momentum, self.affine, self.track_running_stats = eps, momentum, affine, track_running_stats
         dt = _dtype(dtype)
         if affine:
@@ -268,11 +269,15 @@ class BatchNorm1d(Module):
                 self.running_var.fill_(1)
                 self.num_batches_tracked.zero_()
 
+    _ranks: tuple[int, ...] = (2, 3)
+    _shapes = "(N, C) or (N, C, L)"
+
     def forward(self, input: Tensor) -> Tensor:
-        if input.ndim not in (2, 3) or input.shape[1] != self.num_features:
+        if input.ndim not in self._ranks or input.shape[1] != self.num_features:
+            shapes = self._shapes.replace("C", str(self.num_features))
             raise ValueError(
-                f"BatchNorm1d({self.num_features}): expected input of shape (N, {self.num_features}) or "
-                f"(N, {self.num_features}, L), got {tuple(input.shape)}"
+                f"{type(self).__name__}({self.num_features}): expected input of shape {shapes}, got "
+                f"{tuple(input.shape)}"
             )
         momentum = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats:
@@ -293,6 +298,16 @@ class BatchNorm1d(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Per-channel normalisation of (N, C) or (N, C, L) inputs with running statistics.
+
+    Training uses the batch's mean and biased variance and updates
+    ``running_mean``/``running_var`` (with the unbiased variance) by
+    exponential averaging with ``momentum`` — or, with ``momentum=None``, by a
+    cumulative average over ``num_batches_tracked``. Eval uses the running values.
+    """
 
 
 class Embedding(Module):

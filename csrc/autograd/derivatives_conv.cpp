@@ -2,9 +2,12 @@
 //
 // conv2d: the three gradients come from the device's kernel (backend entry
 // conv2d_backward; the CPU's is in cpu/fused/conv2d.cpp: two GEMMs and col2im
-// per image). That gradient is not itself differentiable here: under
-// create_graph it is recorded with a node whose backward raises, so a second
-// derivative is an error, never a silent zero.
+// per image), in one call. Under create_graph they come instead from the ops
+// conv2d_input_grad and conv2d_weight_grad (the same kernel, one gradient per
+// call), which are recorded: conv2d is linear in x and in w, so the gradient of
+// each gradient op is conv2d or the other gradient op, and a second derivative
+// (double backward) costs convolutions only. The transposed convolution is
+// conv2d_input_grad, so its backward is the same two nodes.
 //
 // max_pool2d: the gradient goes to the maximum of each window, a scatter-add
 // of g at the saved indices (windows may overlap, so two outputs can send to
@@ -45,6 +48,13 @@ void record_conv2d(const TensorPtr& out, const TensorPtr& x, const TensorPtr& w,
   record("ConvolutionBackward0", {x, w, b}, out, {x, w}, [a](const TensorList& g, const TensorList& s,
                                                               const Needs& needs) {
     const TensorPtr &x = s[0], &w = s[1];
+    if (grad_enabled()) {  // create_graph: gradients through recorded ops, so they differentiate again
+      TensorList grads(3);
+      if (needs[0]) grads[0] = ops::conv2d_input_grad(g[0], w, x->shape, a);
+      if (needs[1]) grads[1] = ops::conv2d_weight_grad(g[0], x, w->shape, a);
+      if (needs[2]) grads[2] = ops::sum(g[0], ops::DimList{0, 2, 3}, false, std::nullopt);
+      return grads;
+    }
     const Backend& be = backend(x->device());
     AK_CHECK(be.conv2d_backward, RuntimeError, "conv2d backward: the ", x->device().str(),
              " backend has no conv2d kernel");
@@ -54,15 +64,30 @@ void record_conv2d(const TensorPtr& out, const TensorPtr& x, const TensorPtr& w,
     if (needs[1]) grads[1] = Tensor::empty(w->shape, w->dtype, w->device());
     if (needs[2]) grads[2] = Tensor::empty({w->shape[0]}, w->dtype, w->device());
     be.conv2d_backward(grads[0].get(), grads[1].get(), grads[2].get(), *gc, *x, *w, a);
-    if (grad_enabled() && should_record({&g[0], &x, &w})) {
-      TensorList outs;
-      for (const auto& t : grads)
-        if (t) outs.push_back(t);
-      record("ConvolutionBackward0Backward", {g[0], x, w}, outs, {},
-             [](const TensorList&, const TensorList&, const Needs&) -> TensorList {
-               throw RuntimeError("conv2d: the derivative of conv2d's gradient (double backward) is not implemented");
-             });
-    }
+    return grads;
+  });
+}
+
+void record_conv2d_input_grad(const TensorPtr& out, const TensorPtr& g, const TensorPtr& w, const Conv2dArgs& a) {
+  record("ConvolutionBackward0", {g, w}, out, {g, w}, [a](const TensorList& gg, const TensorList& s,
+                                                          const Needs& needs) {
+    const TensorPtr &g = s[0], &w = s[1];
+    TensorList grads(2);
+    // <conv2d_input_grad(g, w), gg> = <g, conv2d(gg, w)>: linear in g and in w
+    if (needs[0]) grads[0] = ops::conv2d_checked(gg[0], w, nullptr, g->shape, a);
+    if (needs[1]) grads[1] = ops::conv2d_weight_grad(g, gg[0], w->shape, a);
+    return grads;
+  });
+}
+
+void record_conv2d_weight_grad(const TensorPtr& out, const TensorPtr& g, const TensorPtr& x, const Conv2dArgs& a) {
+  record("ConvolutionBackwardWeight", {g, x}, out, {g, x}, [a](const TensorList& gg, const TensorList& s,
+                                                               const Needs& needs) {
+    const TensorPtr &g = s[0], &x = s[1];
+    TensorList grads(2);
+    // <conv2d_weight_grad(g, x), gg> = <g, conv2d(x, gg)>
+    if (needs[0]) grads[0] = ops::conv2d_checked(x, gg[0], nullptr, g->shape, a);
+    if (needs[1]) grads[1] = ops::conv2d_input_grad(g, gg[0], x->shape, a);
     return grads;
   });
 }

@@ -8,6 +8,7 @@
 #include "autograd/derivatives_conv.h"
 #include "autograd/function.h"
 #include "core/error.h"
+#include "ops/conv_grad.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
@@ -119,15 +120,94 @@ TensorPtr conv2d(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, con
   AK_CHECK(x && w, ValueError, "conv2d: input and weight must be tensors");
   if (x->ndim() == 3) return squeeze(conv2d(unsqueeze(x, 0), w, b, c), DimList{0});  // unbatched (C, H, W)
   check_conv2d_args(x, w, b, c);
-  const Backend& be = backend_with(x, [](const Backend& be) { return be.conv2d && be.conv2d_backward; }, "conv2d");
   const int64_t N = x->shape[0], O = w->shape[0];
   const int64_t Ho = (x->shape[2] + c.padding[0] + c.padding[1] - c.dilation[0] * (w->shape[2] - 1) - 1) / c.stride[0] + 1;
   const int64_t Wo = (x->shape[3] + c.padding[2] + c.padding[3] - c.dilation[1] * (w->shape[3] - 1) - 1) / c.stride[1] + 1;
+  return conv2d_checked(x, w, b, {N, O, Ho, Wo}, c.args());
+}
+
+TensorPtr conv2d_checked(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Shape& out_shape,
+                         const Conv2dArgs& a) {
+  const Backend& be = backend_with(x, [](const Backend& be) { return be.conv2d && be.conv2d_backward; }, "conv2d");
   const TensorPtr xc = contiguous(x), wc = contiguous(w), bc = b ? contiguous(b) : nullptr;
-  TensorPtr out = Tensor::empty({N, O, Ho, Wo}, x->dtype, x->device());
-  const Conv2dArgs a = c.args();
-  if (out->numel() > 0) be.conv2d(*out, *xc, *wc, bc.get(), a);
+  TensorPtr out = Tensor::empty(out_shape, x->dtype, x->device());
+  if (out->numel() > 0) {
+    if (xc->numel() > 0 && wc->numel() > 0) {
+      be.conv2d(*out, *xc, *wc, bc.get(), a);
+    } else {  // nothing to sum over (no channels): the bias alone, or zeros
+      be.fill(*out, Scalar::from_double(0.0));
+      if (bc) be.copy(*out, *expand(reshape(autograd::detach(bc), {1, out_shape[1], 1, 1}), out_shape));
+    }
+  }
   if (autograd::should_record({&xc, &wc, &bc})) autograd::record_conv2d(out, xc, wc, bc, a);
+  return out;
+}
+
+namespace {
+
+// Checks the operands of conv2d's input and weight gradients: g (N, O, Ho, Wo) against the
+// other operand and the shape asked for, so the kernel never reads or writes out of bounds.
+void check_conv_grad_args(const TensorPtr& g, const TensorPtr& t, const Shape& x_shape, const Shape& w_shape,
+                          const Conv2dArgs& a, const char* op) {
+  AK_CHECK(g->ndim() == 4 && t->ndim() == 4 && x_shape.size() == 4 && w_shape.size() == 4, ValueError, op,
+           ": expected 4-d operands, got ", shape_str(g->shape), " and ", shape_str(t->shape));
+  check_same_device(g, t, op);
+  check_float_input(g, op, "input");
+  AK_CHECK(g->dtype == t->dtype, TypeError, op, ": input type (", dtype_name(g->dtype), ") and weight type (",
+           dtype_name(t->dtype), ") should be the same");
+  AK_CHECK(a.groups > 0, ValueError, op, ": non-positive groups is not supported, got groups=", a.groups);
+  for (int i = 0; i < 2; ++i) {
+    AK_CHECK(a.stride[i] > 0 && a.dilation[i] > 0, ValueError, op, ": stride and dilation must be positive, got "
+             "stride=", pair_str(a.stride[0], a.stride[1]), ", dilation=", pair_str(a.dilation[0], a.dilation[1]));
+    AK_CHECK(a.padding[i] >= 0, ValueError, op, ": negative padding is not supported, got padding=",
+             pair_str(a.padding[0], a.padding[1]));
+  }
+  for (int i = 0; i < 4; ++i)
+    AK_CHECK(x_shape[i] >= 0 && w_shape[i] >= 0, ValueError, op, ": negative size in ", shape_str(x_shape), " or ",
+             shape_str(w_shape));
+  AK_CHECK(w_shape[0] == g->shape[1] && w_shape[0] % a.groups == 0 && x_shape[1] == w_shape[1] * a.groups &&
+           x_shape[0] == g->shape[0], ValueError, op, ": given groups=", a.groups, ", weight of size ",
+           shape_str(w_shape), ", expected input of size ", shape_str(g->shape), " to have ", w_shape[0],
+           " channels and an image of ", x_shape[1], " = ", w_shape[1], " x ", a.groups, " channels");
+}
+
+}  // namespace
+
+TensorPtr conv2d_input_grad(const TensorPtr& g, const TensorPtr& w, const Shape& x_shape, const Conv2dArgs& a) {
+  AK_CHECK(g && w, ValueError, "conv2d_input_grad: input and weight must be tensors");
+  check_conv_grad_args(g, w, x_shape, w->shape, a, "conv2d_input_grad");
+  const Backend& be = backend_with(g, [](const Backend& be) { return be.conv2d_backward != nullptr; }, "conv2d");
+  const TensorPtr gc = contiguous(g), wc = contiguous(w);
+  TensorPtr out = Tensor::empty(x_shape, g->dtype, g->device());
+  if (out->numel() > 0) {
+    if (gc->numel() > 0 && wc->numel() > 0) {
+      // the kernel reads x for its shape only: a zero-stride view stands in for it
+      const TensorPtr x_like = expand(full({}, Scalar::from_double(0.0), g->dtype, g->device()), x_shape);
+      be.conv2d_backward(out.get(), nullptr, nullptr, *gc, *x_like, *wc, a);
+    } else {
+      be.fill(*out, Scalar::from_double(0.0));
+    }
+  }
+  if (autograd::should_record({&gc, &wc})) autograd::record_conv2d_input_grad(out, gc, wc, a);
+  return out;
+}
+
+TensorPtr conv2d_weight_grad(const TensorPtr& g, const TensorPtr& x, const Shape& w_shape, const Conv2dArgs& a) {
+  AK_CHECK(g && x, ValueError, "conv2d_weight_grad: gradient and input must be tensors");
+  check_conv_grad_args(g, x, x->shape, w_shape, a, "conv2d_weight_grad");
+  const Backend& be = backend_with(g, [](const Backend& be) { return be.conv2d_backward != nullptr; }, "conv2d");
+  const TensorPtr gc = contiguous(g), xc = contiguous(x);
+  TensorPtr out = Tensor::empty(w_shape, g->dtype, g->device());
+  if (out->numel() > 0) {
+    if (gc->numel() > 0 && xc->numel() > 0) {
+      // the kernel reads w for its shape only
+      const TensorPtr w_like = expand(full({}, Scalar::from_double(0.0), g->dtype, g->device()), w_shape);
+      be.conv2d_backward(nullptr, out.get(), nullptr, *gc, *xc, *w_like, a);
+    } else {
+      be.fill(*out, Scalar::from_double(0.0));
+    }
+  }
+  if (autograd::should_record({&gc, &xc})) autograd::record_conv2d_weight_grad(out, gc, xc, a);
   return out;
 }
 

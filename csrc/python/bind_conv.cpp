@@ -12,7 +12,7 @@
 #include <array>
 
 #include "core/error.h"
-#include "ops/ops.h"
+#include "ops/conv_grad.h"
 #include "python/convert.h"
 
 namespace py = pybind11;
@@ -34,6 +34,14 @@ Pool2dArgs pool_args(const std::array<int64_t, 2>& k, const std::array<int64_t, 
   return a;
 }
 
+Conv2dArgs conv_args(const std::array<int64_t, 2>& s, const std::array<int64_t, 2>& p,
+                     const std::array<int64_t, 2>& d, int64_t groups) {
+  Conv2dArgs a;
+  for (int i = 0; i < 2; ++i) a.stride[i] = s[i], a.padding[i] = p[i], a.dilation[i] = d[i];
+  a.groups = groups;
+  return a;
+}
+
 }  // namespace
 
 void bind_conv(py::module_& m) {
@@ -48,6 +56,27 @@ void bind_conv(py::module_& m) {
   }, py::arg("input"), py::arg("weight"), py::arg("bias"), py::arg("stride"), py::arg("padding"),
      py::arg("dilation"), py::arg("groups"),
      "2-d convolution, NCHW: im2col and the library's GEMM, one autograd node. padding is (top, bottom, left, right).");
+  m.def("conv2d_input_grad", [](py::handle g, py::handle w, std::array<int64_t, 4> input_size,
+                                std::array<int64_t, 2> stride, std::array<int64_t, 2> padding,
+                                std::array<int64_t, 2> dilation, int64_t groups) {
+    const Conv2dArgs a = conv_args(stride, padding, dilation, groups);
+    return ops::conv2d_input_grad(tensor_arg(g, "conv2d_input_grad", "grad_output", false),
+                                  tensor_arg(w, "conv2d_input_grad", "weight", false),
+                                  Shape(input_size.begin(), input_size.end()), a);
+  }, py::arg("grad_output"), py::arg("weight"), py::arg("input_size"), py::arg("stride"), py::arg("padding"),
+     py::arg("dilation"), py::arg("groups"),
+     "conv2d's gradient for an input of input_size (N, C, H, W): the transposed convolution. padding is "
+     "(top, left); differentiable (its backward is conv2d and conv2d_weight_grad).");
+  m.def("conv2d_weight_grad", [](py::handle g, py::handle x, std::array<int64_t, 4> weight_size,
+                                 std::array<int64_t, 2> stride, std::array<int64_t, 2> padding,
+                                 std::array<int64_t, 2> dilation, int64_t groups) {
+    const Conv2dArgs a = conv_args(stride, padding, dilation, groups);
+    return ops::conv2d_weight_grad(tensor_arg(g, "conv2d_weight_grad", "grad_output", false),
+                                   tensor_arg(x, "conv2d_weight_grad", "input", false),
+                                   Shape(weight_size.begin(), weight_size.end()), a);
+  }, py::arg("grad_output"), py::arg("input"), py::arg("weight_size"), py::arg("stride"), py::arg("padding"),
+     py::arg("dilation"), py::arg("groups"),
+     "conv2d's gradient for a weight of weight_size; differentiable (its backward is conv2d and conv2d_input_grad).");
   m.def("max_pool2d", [](py::handle x, std::array<int64_t, 2> k, std::array<int64_t, 2> s, std::array<int64_t, 2> p,
                          std::array<int64_t, 2> d, bool ceil_mode) {
     auto [out, idx] = ops::max_pool2d(tensor_arg(x, "max_pool2d", "input", false), pool_args(k, s, p, d), ceil_mode);

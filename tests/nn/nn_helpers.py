@@ -35,3 +35,33 @@ def assert_close(got, ref, rtol: float, atol: float = 0.0, what: str = "") -> No
     np.testing.assert_allclose(got, ref, rtol=rtol, atol=atol, err_msg=what)
 
 
+
+
+def run_against_torch(fn_ak, fn_torch, shapes, dtype, rtol: float, atol: float, seed: int = 0,
+                      relative_atol: bool = False) -> None:
+    """fn_ak and fn_torch on the same random inputs (one per shape; None passes None): the values,
+    the int64 indices when the functions return (values, indices), and every input's gradient for
+    a random output gradient agree. relative_atol scales atol by the largest magnitude compared
+    (float32 sums of many products)."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    ts = [None if s is None else torch.tensor(rng.standard_normal(s), dtype=dtype, requires_grad=True)
+          for s in shapes]
+    ref = fn_torch(*ts)
+    As = [None if t is None else to_ak(t).requires_grad_() for t in ts]
+    out = fn_ak(*As)
+    if isinstance(ref, tuple):
+        assert_close(out[1], ref[1], 0, 0, "indices")
+        ref, out = ref[0], out[0]
+
+    def tol(t) -> float:
+        return atol * max(1.0, float(t.detach().abs().max())) if relative_atol and t.numel() else atol
+
+    assert_close(out, ref, rtol, tol(ref), "value")
+    g = torch.tensor(rng.standard_normal(tuple(ref.shape)), dtype=dtype)
+    ref.backward(g)
+    out.backward(to_ak(g))
+    for k, (a, t) in enumerate(zip(As, ts)):
+        if t is not None:
+            assert_close(a.grad, t.grad, rtol, tol(t.grad), f"grad of input {k}")

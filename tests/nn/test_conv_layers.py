@@ -78,10 +78,15 @@ def test_maxpool_module_return_indices_and_adaptive():
 
 
 @pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-def test_conv2d_other_padding_modes_not_implemented(mode):
-    torch.nn.Conv2d(2, 2, 3, padding_mode=mode)  # torch has them
-    with pytest.raises(NotImplementedError, match=mode):
-        nn.Conv2d(2, 2, 3, padding_mode=mode)
+@pytest.mark.parametrize("padding", [1, (2, 1), "same"])
+def test_conv2d_other_padding_modes_match_torch(mode, padding):
+    torch.manual_seed(0)
+    ref = torch.nn.Conv2d(2, 3, (3, 4), padding=padding, padding_mode=mode).double()
+    net = nn.Conv2d(2, 3, (3, 4), padding=padding, padding_mode=mode, dtype=ak.float64)
+    copy_weights(net, ref)
+    x = torch.randn(2, 2, 6, 7, dtype=torch.float64)
+    assert_close(net(to_ak(x)), ref(x), 1e-10, 1e-12)
+    assert repr(net) == repr(ref)
 
 
 def test_conv2d_module_errors_as_torch():
