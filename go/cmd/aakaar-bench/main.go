@@ -1,0 +1,303 @@
+// Command aakaar-bench measures the server on 127.0.0.1: requests per second and p50/p99
+// latency with and without batching at several numbers of concurrent clients, throughput
+// against p99 as the batching delay varies, and the cost of each hop of one call. It writes a
+// dated JSON (chapter 18 reads book/data/go-serving.json):
+//
+//	source go/env.sh; cd go && go run ./cmd/aakaar-bench -out ../book/data/go-serving.json
+//
+// Every run is bounded: -duration per configuration and -max-requests per client.
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/rand"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"aakaar"
+	"aakaar/aakaartest"
+	"aakaar/server"
+)
+
+// Result is one configuration's measurement.
+type Result struct {
+	Mode       string  `json:"mode"` // "batched" or "unbatched"
+	Clients    int     `json:"clients"`
+	MaxBatch   int     `json:"max_batch"`
+	MaxDelayMs float64 `json:"max_delay_ms"`
+	Requests   int     `json:"requests"`
+	Errors     int     `json:"errors"`
+	Seconds    float64 `json:"seconds"`
+	RPS        float64 `json:"requests_per_second"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	MeanBatch  float64 `json:"mean_batch_rows"`
+}
+
+// Hops is MeasureHops' result in microseconds.
+type Hops struct {
+	Rows        int     `json:"rows"`
+	GoToC       float64 `json:"go_to_c_us"`
+	Handoff     float64 `json:"goroutine_to_python_thread_us"`
+	CToPython   float64 `json:"c_to_python_us"`
+	PythonToCpp float64 `json:"python_to_cpp_us"`
+	Model       float64 `json:"model_us"`
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "aakaar-bench:", err)
+		os.Exit(1)
+	}
+}
+
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("bad count %q", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func run() error {
+	clientsFlag := flag.String("clients", "1,64,256", "numbers of concurrent clients")
+	delaysFlag := flag.String("delays", "0,0.5,1,2,4,8", "max batching delays (ms) for the trade-off curve")
+	tradeoffClients := flag.Int("tradeoff-clients", 64, "clients for the trade-off curve")
+	maxBatch := flag.Int("max-batch", 64, "max rows per batch when batching")
+	maxDelay := flag.Duration("max-delay", 2*time.Millisecond, "max batching delay for the client sweep")
+	duration := flag.Duration("duration", 2*time.Second, "measured time per configuration")
+	maxRequests := flag.Int("max-requests", 20000, "most requests per client per configuration")
+	threads := flag.Int("threads", 0, "aakaar's CPU threads (0: one less than the cores)")
+	out := flag.String("out", "", "write the results as JSON here (atomically)")
+	flag.Parse()
+	clients, err := parseInts(*clientsFlag)
+	if err != nil {
+		return err
+	}
+	var delays []float64
+	for _, f := range strings.Split(*delaysFlag, ",") {
+		d, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || d < 0 {
+			return fmt.Errorf("bad delay %q", f)
+		}
+		delays = append(delays, d)
+	}
+	sizes := []int{784, 256, 128, 47} // chapter 17's MLP, random weights: speed does not depend on them
+	if *threads == 0 {
+		*threads = aakaar.DefaultThreads()
+	}
+	modelPath, cleanup, err := aakaartest.Start(*threads, sizes)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	defer func() { _ = aakaar.Shutdown() }()
+	m, err := aakaar.Load(modelPath)
+	if err != nil {
+		return err
+	}
+	defer m.Close()
+
+	var hops []Hops
+	for _, rows := range []int{1, *maxBatch} {
+		h, err := aakaar.MeasureHops(m, rows, 200)
+		if err != nil {
+			return err
+		}
+		us := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+		hops = append(hops, Hops{rows, us(h.GoToC), us(h.Handoff), us(h.CToPython), us(h.PythonToCpp), us(h.Model)})
+		fmt.Printf("hops, %d rows: %+v\n", rows, hops[len(hops)-1])
+	}
+
+	measure := func(mode string, n, batch int, delay time.Duration) (Result, error) {
+		r, err := load(m, n, aakaar.BatchConfig{MaxBatch: batch, MaxDelay: delay, QueueSize: 4096}, *duration, *maxRequests)
+		r.Mode = mode
+		fmt.Printf("%-9s clients %3d  batch<=%3d delay %4.1fms: %8.0f req/s  p50 %6.2f ms  p99 %6.2f ms  mean batch %5.1f  (%d requests, %d errors)\n",
+			mode, n, batch, r.MaxDelayMs, r.RPS, r.P50Ms, r.P99Ms, r.MeanBatch, r.Requests, r.Errors)
+		return r, err
+	}
+	var results, tradeoff []Result
+	for _, n := range clients {
+		for _, mode := range []string{"unbatched", "batched"} {
+			batch, delay := 1, time.Duration(0)
+			if mode == "batched" {
+				batch, delay = *maxBatch, *maxDelay
+			}
+			r, err := measure(mode, n, batch, delay)
+			if err != nil {
+				return err
+			}
+			results = append(results, r)
+		}
+	}
+	for _, d := range delays {
+		r, err := measure("batched", *tradeoffClients, *maxBatch, time.Duration(d*float64(time.Millisecond)))
+		if err != nil {
+			return err
+		}
+		tradeoff = append(tradeoff, r)
+	}
+	if *out == "" {
+		return nil
+	}
+	doc := map[string]any{
+		"date":     time.Now().UTC().Format(time.RFC3339),
+		"machine":  machine(*threads),
+		"commands": []string{"source go/env.sh", "cd go && go run ./cmd/aakaar-bench " + strings.Join(os.Args[1:], " ")},
+		"config": map[string]any{"model_sizes": sizes, "duration_s": duration.Seconds(), "max_requests_per_client": *maxRequests,
+			"max_batch": *maxBatch, "max_delay_ms": float64(*maxDelay) / 1e6, "endpoint": "/v1/predict/raw, one row per request",
+			"tradeoff_clients": *tradeoffClients},
+		"results":  results,
+		"tradeoff": tradeoff,
+		"hops":     hops,
+	}
+	return writeJSON(*out, doc)
+}
+
+func machine(threads int) map[string]any {
+	cpu := "unknown"
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "model name") {
+				cpu = strings.TrimSpace(line[strings.Index(line, ":")+1:])
+				break
+			}
+		}
+	}
+	return map[string]any{"cpu": cpu, "cores": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+		"aakaar_threads": threads, "go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH,
+		"note": "clients and server share the machine; 127.0.0.1 only"}
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(append(b, '\n')); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// [[book:load]]
+// load serves m on 127.0.0.1 with cfg and runs n clients, each sending one row per request and
+// waiting for its answer before the next, for d or maxRequests requests each.
+func load(m *aakaar.Model, n int, cfg aakaar.BatchConfig, d time.Duration, maxRequests int) (Result, error) {
+	var batches, rows int64
+	var mu sync.Mutex
+	metrics := server.NewMetrics()
+	b, err := aakaar.NewBatcher(m, cfg, func(s aakaar.BatchStats) {
+		metrics.ObserveBatch(s)
+		mu.Lock()
+		batches++
+		rows += int64(s.Rows)
+		mu.Unlock()
+	})
+	if err != nil {
+		return Result{}, err
+	}
+	defer b.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Result{}, err
+	}
+	srv := &http.Server{Handler: server.New(b, metrics, server.DefaultConfig(), nil).Handler()}
+	go func() { _ = srv.Serve(ln) }()
+	defer srv.Close()
+	url := "http://" + ln.Addr().String() + "/v1/predict/raw"
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: n, MaxConnsPerHost: n}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	lat := make([][]float64, n)
+	errs := make([]int, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := 0; c < n; c++ {
+		wg.Add(1)
+		go func(c int) {
+			defer wg.Done()
+			rng := rand.New(rand.NewSource(int64(c)))
+			row := make([]float32, m.In)
+			for i := range row {
+				row[i] = rng.Float32()
+			}
+			body := server.AppendFloats(nil, row)
+			for i := 0; i < maxRequests && ctx.Err() == nil; i++ {
+				t0 := time.Now()
+				resp, err := client.Post(url, "application/octet-stream", bytes.NewReader(body))
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != http.StatusOK {
+						err = errors.New(resp.Status)
+					}
+				}
+				if err != nil {
+					errs[c]++
+					continue
+				}
+				lat[c] = append(lat[c], time.Since(t0).Seconds()*1e3)
+			}
+		}(c)
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	var all []float64
+	nerr := 0
+	for c := range lat {
+		all = append(all, lat[c]...)
+		nerr += errs[c]
+	}
+	sort.Float64s(all)
+	q := func(p float64) float64 {
+		if len(all) == 0 {
+			return math.NaN()
+		}
+		return all[int(p*float64(len(all)-1)+0.5)]
+	}
+	r := Result{Clients: n, MaxBatch: cfg.MaxBatch, MaxDelayMs: float64(cfg.MaxDelay) / 1e6, Requests: len(all),
+		Errors: nerr, Seconds: elapsed, RPS: float64(len(all)) / elapsed, P50Ms: q(0.5), P99Ms: q(0.99)}
+	mu.Lock()
+	if batches > 0 {
+		r.MeanBatch = float64(rows) / float64(batches)
+	}
+	mu.Unlock()
+	return r, nil
+}
+
+// [[/book:load]]
