@@ -244,7 +244,7 @@ func TestBatchedResultsEqualDirectCalls(t *testing.T) {
 		}
 	}
 	var stats []aakaar.BatchStats
-	b := newBatcher(t, m, aakaar.BatchConfig{MaxBatch: 16, MaxDelay: 5 * time.Millisecond}, &stats)
+	b := newBatcher(t, m, aakaar.BatchConfig{MaxBatch: 16, MaxDelay: 5 * time.Millisecond, QueueSize: 256}, &stats)
 	got := make([][]float32, len(rows))
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup

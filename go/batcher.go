@@ -178,34 +178,52 @@ func (b *Batcher) drain() {
 	}
 }
 
-// run calls the model on the live rows of batch. If the call fails with more than one row, each
-// row runs alone, so that one bad row (an exception the model raises on it) fails only its own
-// request.
+// run calls the model on the rows of batch whose callers still wait: which those are is
+// decided on the Python thread just before the call, so a request cancelled while an earlier
+// call ran is never computed. If the call fails with more than one row, each row runs alone,
+// so that one bad row (an exception the model raises on it) fails only its own request.
 func (b *Batcher) run(batch []*request) {
-	live := batch[:0]
-	for _, r := range batch {
-		if err := r.ctx.Err(); err != nil {
-			r.err = err
-			close(r.done)
-			continue
+	var live []*request
+	var err error
+	if e := onPython(func() {
+		live = b.live(batch)
+		if len(live) > 0 {
+			err = b.call(live)
 		}
-		live = append(live, r)
-	}
-	if len(live) == 0 {
-		return
-	}
-	if err := b.call(live); err != nil && len(live) > 1 {
+	}); e != nil {
+		live, err = b.live(batch), e
 		for _, r := range live {
-			_ = b.call([]*request{r})
+			r.err = e
 		}
 	}
-	for _, r := range live {
+	if err != nil && len(live) > 1 {
+		for _, r := range live {
+			r := r
+			if e := onPython(func() { _ = b.call([]*request{r}) }); e != nil {
+				r.err = e
+			}
+		}
+	}
+	for _, r := range batch {
 		close(r.done)
 	}
 }
 
-// call runs the model once on rows, gathering them into the shared input tensor (the one copy:
-// a batch must be contiguous) and scattering the output rows back.
+// live is the requests of batch whose context has not ended; the others get its error.
+func (b *Batcher) live(batch []*request) []*request {
+	var live []*request
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.err = err
+			continue
+		}
+		live = append(live, r)
+	}
+	return live
+}
+
+// call runs the model once on rows, on the Python thread: it gathers them into the shared
+// input tensor (the one copy: a batch must be contiguous) and scatters the output rows back.
 func (b *Batcher) call(rows []*request) error {
 	m := b.model
 	in := b.in.Floats()
@@ -215,7 +233,7 @@ func (b *Batcher) call(rows []*request) error {
 		copy(in[i*m.In:(i+1)*m.In], r.in)
 		delays[i] = start.Sub(r.enqueued)
 	}
-	err := m.Run(context.Background(), b.in, b.out, len(rows))
+	err := m.callOnThread(b.in, b.out, len(rows), 0)
 	out := b.out.Floats()
 	for i, r := range rows {
 		r.err = err

@@ -117,16 +117,29 @@ static PyObject* view(void* data, size_t nbytes) {
   return PyMemoryView_FromMemory((char*)data, (Py_ssize_t)nbytes, PyBUF_WRITE);
 }
 
-// Releases a memoryview made by view(); fails (BufferError) if numpy or a tensor still exports it,
-// in which case the memory must outlive this call and the caller is told so.
+// Drops our reference to a memoryview made by view(), checking first that nothing else holds
+// the memory: neither a reference to our memoryview nor another memoryview of it (numpy 2's
+// frombuffer keeps a memoryview of ours as its array's base: it shares our managed buffer, whose
+// exports count every memoryview on it). memoryview.release() alone would miss the second case.
+// If something remains (after a garbage collection, for arrays caught in reference cycles),
+// the memory must outlive this call: *pinned tells the caller never to free it.
+static int still_used(PyObject* mv) {
+  return Py_REFCNT(mv) > 1 || ((PyMemoryViewObject*)mv)->mbuf->exports > 1;
+}
+
 static void release_view(PyObject* mv, int* pinned) {
   if (!mv) return;
-  PyObject* r = PyObject_CallMethod(mv, "release", NULL);
-  if (!r) {
-    PyErr_Clear();
+  if (still_used(mv)) PyGC_Collect();
+  if (still_used(mv)) {
     *pinned = 1;
+  } else {
+    PyObject* r = PyObject_CallMethod(mv, "release", NULL);
+    if (!r) {
+      PyErr_Clear();
+      *pinned = 1;
+    }
+    Py_XDECREF(r);
   }
-  Py_XDECREF(r);
   Py_DECREF(mv);
 }
 
@@ -184,8 +197,9 @@ char* ak_exec(const char* src, void* data, size_t nbytes, char** result, int* pi
     }
   }
   if (PyErr_Occurred()) err = fetch_error("exec");
-  if (ns) PyDict_Clear(ns);  // functions the source defined refer to ns: break the cycle
-  Py_XDECREF(ns);  // drops the source's references to buf before the release
+  // Functions the source defined keep ns as their globals: only its name for the buffer goes.
+  if (ns && PyDict_GetItemString(ns, "buf") && PyDict_DelItemString(ns, "buf") < 0) PyErr_Clear();
+  Py_XDECREF(ns);
   release_view(mv, pinned);
   PyGILState_Release(g);
   return err;

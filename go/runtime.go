@@ -218,28 +218,30 @@ func (m *Model) WrapOnly(in, out *Tensor, rows int) error {
 }
 
 func (m *Model) call(ctx context.Context, in, out *Tensor, rows int, mode int) error {
-	if rows <= 0 || in.Len() < rows*m.In || out.Len() < rows*m.Out {
-		return fmt.Errorf("aakaar: %w: %d rows need %d input and %d output floats, the tensors hold %d and %d",
-			ErrBadInput, rows, rows*m.In, rows*m.Out, in.Len(), out.Len())
-	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	var err error
-	var pinned C.int
-	e := onPython(func() {
-		m.mu.Lock()
-		defer m.mu.Unlock()
-		if m.released {
-			err = errors.New("aakaar: the model was closed")
-			return
-		}
-		err = takeError(C.ak_run(m.obj, in.ptr, C.size_t(in.Bytes()), out.ptr, C.size_t(out.Bytes()),
-			C.int64_t(rows), C.int(mode), &pinned))
-	})
-	if e != nil {
+	if e := onPython(func() { err = m.callOnThread(in, out, rows, mode) }); e != nil {
 		return e
 	}
+	return err
+}
+
+// callOnThread is call's body; it runs on the Python thread.
+func (m *Model) callOnThread(in, out *Tensor, rows int, mode int) error {
+	if rows <= 0 || in.Len() < rows*m.In || out.Len() < rows*m.Out {
+		return fmt.Errorf("aakaar: %w: %d rows need %d input and %d output floats, the tensors hold %d and %d",
+			ErrBadInput, rows, rows*m.In, rows*m.Out, in.Len(), out.Len())
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.released {
+		return errors.New("aakaar: the model was closed")
+	}
+	var pinned C.int
+	err := takeError(C.ak_run(m.obj, in.ptr, C.size_t(in.Bytes()), out.ptr, C.size_t(out.Bytes()),
+		C.int64_t(rows), C.int(mode), &pinned))
 	if pinned != 0 {
 		in.pinned, out.pinned = true, true
 		return fmt.Errorf("aakaar: Python kept a reference to a request buffer, which is leaked, not freed (error: %v)", err)
