@@ -134,22 +134,33 @@ func (b *Batcher) loop() {
 			return
 		}
 		batch := []*request{first}
-		// Wait for more rows until the batch is full or the first row has waited MaxDelay;
-		// rows already queued join at once (a busy server batches without waiting).
-		timer.Reset(b.cfg.MaxDelay - time.Since(first.enqueued))
-	collect:
+		// Rows already queued join at once (a busy server batches without waiting) ...
+	queued:
 		for len(batch) < b.cfg.MaxBatch {
 			select {
 			case r := <-b.queue:
 				batch = append(batch, r)
-			case <-timer.C:
-				break collect
+			default:
+				break queued
 			}
 		}
-		if !timer.Stop() {
-			select { // drain a fire that raced with a full batch
-			case <-timer.C:
-			default:
+		// ... then more may join until the batch is full or the first row has waited MaxDelay.
+		if wait := b.cfg.MaxDelay - time.Since(first.enqueued); len(batch) < b.cfg.MaxBatch && wait > 0 {
+			timer.Reset(wait)
+		collect:
+			for len(batch) < b.cfg.MaxBatch {
+				select {
+				case r := <-b.queue:
+					batch = append(batch, r)
+				case <-timer.C:
+					break collect
+				}
+			}
+			if !timer.Stop() {
+				select { // drain a fire that raced with a full batch
+				case <-timer.C:
+				default:
+				}
 			}
 		}
 		b.run(batch)
