@@ -153,6 +153,13 @@ func (s *Server) predictRows(ctx context.Context, rows [][]float32) ([][]float32
 			return nil, fmt.Errorf("row %d: %w", i, err)
 		}
 	}
+	if len(rows) == 1 { // the common case: no goroutine
+		out, err := s.b.Predict(ctx, rows[0])
+		if err != nil {
+			return nil, err
+		}
+		return [][]float32{out}, nil
+	}
 	out := make([][]float32, len(rows))
 	errs := make([]error, len(rows))
 	var wg sync.WaitGroup

@@ -47,6 +47,26 @@ type Result struct {
 	P50Ms      float64 `json:"p50_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	MeanBatch  float64 `json:"mean_batch_rows"`
+	// RPSRuns is every repeat's throughput; the fields above are the repeat with the median.
+	RPSRuns []float64 `json:"requests_per_second_runs"`
+}
+
+// config is one measured setting.
+type config struct {
+	mode           string
+	clients, batch int
+	delay          time.Duration
+}
+
+// median is the repeat with the median throughput, carrying every repeat's throughput.
+func median(runs []Result) Result {
+	sorted := append([]Result(nil), runs...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].RPS < sorted[j].RPS })
+	r := sorted[len(sorted)/2]
+	for _, x := range runs {
+		r.RPSRuns = append(r.RPSRuns, x.RPS)
+	}
+	return r
 }
 
 // Hops is MeasureHops' result in microseconds.
@@ -84,7 +104,8 @@ func run() error {
 	tradeoffClients := flag.Int("tradeoff-clients", 64, "clients for the trade-off curve")
 	maxBatch := flag.Int("max-batch", 64, "max rows per batch when batching")
 	maxDelay := flag.Duration("max-delay", 2*time.Millisecond, "max batching delay for the client sweep")
-	duration := flag.Duration("duration", 2*time.Second, "measured time per configuration")
+	duration := flag.Duration("duration", 2*time.Second, "measured time per configuration and repeat")
+	repeats := flag.Int("repeats", 3, "rounds over all configurations (interleaved, so a busy moment of a shared machine spreads over all)")
 	maxRequests := flag.Int("max-requests", 20000, "most requests per client per configuration")
 	threads := flag.Int("threads", 0, "aakaar's CPU threads (0: one less than the cores)")
 	out := flag.String("out", "", "write the results as JSON here (atomically)")
@@ -135,26 +156,38 @@ func run() error {
 			mode, n, batch, r.MaxDelayMs, r.RPS, r.P50Ms, r.P99Ms, r.MeanBatch, r.Requests, r.Errors)
 		return r, err
 	}
-	var results, tradeoff []Result
+	var sweep, curve []config
 	for _, n := range clients {
-		for _, mode := range []string{"unbatched", "batched"} {
-			batch, delay := 1, time.Duration(0)
-			if mode == "batched" {
-				batch, delay = *maxBatch, *maxDelay
-			}
-			r, err := measure(mode, n, batch, delay)
+		sweep = append(sweep, config{"unbatched", n, 1, 0}, config{"batched", n, *maxBatch, *maxDelay})
+	}
+	for _, d := range delays {
+		curve = append(curve, config{"batched", *tradeoffClients, *maxBatch, time.Duration(d * float64(time.Millisecond))})
+	}
+	all := append(append([]config(nil), sweep...), curve...)
+	runs := make([][]Result, len(all))
+	for rep := 0; rep < *repeats; rep++ {
+		fmt.Printf("round %d of %d\n", rep+1, *repeats)
+		for i, c := range all {
+			r, err := measure(c.mode, c.clients, c.batch, c.delay)
 			if err != nil {
 				return err
 			}
-			results = append(results, r)
+			runs[i] = append(runs[i], r)
 		}
 	}
-	for _, d := range delays {
-		r, err := measure("batched", *tradeoffClients, *maxBatch, time.Duration(d*float64(time.Millisecond)))
-		if err != nil {
-			return err
+	var results, tradeoff []Result
+	for i := range all {
+		if i < len(sweep) {
+			results = append(results, median(runs[i]))
+		} else {
+			tradeoff = append(tradeoff, median(runs[i]))
 		}
-		tradeoff = append(tradeoff, r)
+	}
+	ratios := map[string]float64{}
+	for i := 0; i+1 < len(results); i += 2 {
+		ratio := results[i+1].RPS / results[i].RPS
+		ratios[strconv.Itoa(results[i].Clients)] = ratio
+		fmt.Printf("clients %3d: batched / unbatched throughput %.2f (median of %d rounds)\n", results[i].Clients, ratio, *repeats)
 	}
 	if *out == "" {
 		return nil
@@ -163,12 +196,13 @@ func run() error {
 		"date":     time.Now().UTC().Format(time.RFC3339),
 		"machine":  machine(*threads),
 		"commands": []string{"source go/env.sh", "cd go && go run ./cmd/aakaar-bench " + strings.Join(os.Args[1:], " ")},
-		"config": map[string]any{"model_sizes": sizes, "duration_s": duration.Seconds(), "max_requests_per_client": *maxRequests,
+		"config": map[string]any{"model_sizes": sizes, "duration_s": duration.Seconds(), "repeats": *repeats, "max_requests_per_client": *maxRequests,
 			"max_batch": *maxBatch, "max_delay_ms": float64(*maxDelay) / 1e6, "endpoint": "/v1/predict/raw, one row per request",
 			"tradeoff_clients": *tradeoffClients},
-		"results":  results,
-		"tradeoff": tradeoff,
-		"hops":     hops,
+		"results":                results,
+		"batched_over_unbatched": ratios,
+		"tradeoff":               tradeoff,
+		"hops":                   hops,
 	}
 	return writeJSON(*out, doc)
 }
