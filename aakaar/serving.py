@@ -33,11 +33,8 @@ VERSION = 1
 
 def build_mlp(sizes: Sequence[int]) -> nn.Sequential:
     """Linear layers of ``sizes`` with a ReLU between each two (chapter 17's model for (784, 256, 128, 47))."""
-    layers: list[nn.Module] = []
-    for i, (fan_in, fan_out) in enumerate(zip(sizes[:-1], sizes[1:])):
-        layers.append(nn.Linear(fan_in, fan_out))
-        if i < len(sizes) - 2:
-            layers.append(nn.ReLU())
+    linears = [nn.Linear(fan_in, fan_out) for fan_in, fan_out in zip(sizes[:-1], sizes[1:])]
+    layers = [m for linear in linears[:-1] for m in (linear, nn.ReLU())] + linears[-1:]
     return nn.Sequential(*layers)
 
 
