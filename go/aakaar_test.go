@@ -75,7 +75,7 @@ result = f"{sys.prefix != sys.base_prefix} {signal.getsignal(signal.SIGINT) is s
 }
 
 func TestInitTwiceFails(t *testing.T) {
-	if err := aakaar.Init("/nonexistent/python", aakaar.Options{}); err == nil {
+	if err := aakaar.Init("/nonexistent/python"); err == nil {
 		t.Fatal("a second Init must fail")
 	}
 }

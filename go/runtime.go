@@ -84,7 +84,7 @@ func onPython(f func()) error {
 
 // [[/book:python_thread]]
 
-// Options of Init.
+// Options of Init (optional: Init(python) uses the defaults).
 type Options struct {
 	// Threads is the size of aakaar's CPU thread pool; 0 picks DefaultThreads().
 	Threads int
@@ -105,7 +105,14 @@ func DefaultThreads() int {
 // its site-packages, where aakaar is installed, are used) on a dedicated OS thread. Only one
 // interpreter per process: a second Init without Shutdown fails, and an interpreter cannot be
 // started again after Shutdown (CPython does not support re-initializing numpy).
-func Init(python string, opts Options) error {
+func Init(python string, options ...Options) error {
+	var opts Options
+	if len(options) > 1 {
+		return errors.New("aakaar: Init takes at most one Options")
+	}
+	if len(options) == 1 {
+		opts = options[0]
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if work != nil {
