@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -50,17 +49,7 @@ func load(t *testing.T) *aakaar.Model {
 	return m
 }
 
-func randomRows(n, width int, seed int64) [][]float32 {
-	rng := rand.New(rand.NewSource(seed))
-	rows := make([][]float32, n)
-	for i := range rows {
-		rows[i] = make([]float32, width)
-		for j := range rows[i] {
-			rows[i][j] = rng.Float32()
-		}
-	}
-	return rows
-}
+var randomRows = aakaartest.RandomRows
 
 func TestTheVirtualEnvironmentsPythonRuns(t *testing.T) {
 	out, err := aakaar.Exec(`

@@ -4,6 +4,7 @@ package aakaartest
 
 import (
 	"fmt"
+	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,4 +90,17 @@ func Stall(d time.Duration) (done chan struct{}) {
 	<-started
 	time.Sleep(20 * time.Millisecond) // let the stall reach the Python thread first
 	return done
+}
+
+// RandomRows is n rows of width uniform [0, 1) floats from seed.
+func RandomRows(n, width int, seed int64) [][]float32 {
+	rng := rand.New(rand.NewSource(seed))
+	rows := make([][]float32, n)
+	for i := range rows {
+		rows[i] = make([]float32, width)
+		for j := range rows[i] {
+			rows[i][j] = rng.Float32()
+		}
+	}
+	return rows
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -74,17 +73,7 @@ func serve(m *testing.M) int {
 	return code
 }
 
-func rows(n int, seed int64) [][]float32 {
-	rng := rand.New(rand.NewSource(seed))
-	out := make([][]float32, n)
-	for i := range out {
-		out[i] = make([]float32, model.In)
-		for j := range out[i] {
-			out[i][j] = rng.Float32()
-		}
-	}
-	return out
-}
+func rows(n int, seed int64) [][]float32 { return aakaartest.RandomRows(n, model.In, seed) }
 
 func post(t *testing.T, path, contentType string, body []byte) (int, []byte) {
 	t.Helper()

@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand"
 	"net"
 	"net/http"
 	"os"
@@ -286,12 +285,7 @@ func load(m *aakaar.Model, n int, cfg aakaar.BatchConfig, d time.Duration, maxRe
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
-			rng := rand.New(rand.NewSource(int64(c)))
-			row := make([]float32, m.In)
-			for i := range row {
-				row[i] = rng.Float32()
-			}
-			body := server.AppendFloats(nil, row)
+			body := server.AppendFloats(nil, aakaartest.RandomRows(1, m.In, int64(c))[0])
 			req := append([]byte(fmt.Sprintf("POST /v1/predict/raw HTTP/1.1\r\nHost: %s\r\n"+
 				"Content-Type: application/octet-stream\r\nContent-Length: %d\r\n\r\n", addr, len(body))), body...)
 			var conn net.Conn
