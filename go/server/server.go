@@ -57,6 +57,10 @@ func (s *Server) Handler() http.Handler {
 		m := s.b.Model()
 		writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "model": m.Path, "in": m.In, "out": m.Out})
 	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { // anything else: a JSON 404
+		writeJSON(w, http.StatusNotFound, map[string]any{"error": "no such endpoint: " + r.URL.Path +
+			" (POST /v1/predict, POST /v1/predict/raw, GET /healthz, GET /metrics)", "status": http.StatusNotFound})
+	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4")
 		s.metrics.Write(w)

@@ -170,6 +170,7 @@ func TestMalformedRequestsGetClearErrors(t *testing.T) {
 		{"raw, NaN", "/v1/predict/raw", "application/octet-stream", raw([][]float32{nan}), 400, "NaN"},
 		{"too many rows", "/v1/predict/raw", "application/octet-stream", raw(rows(9, 3)), 413, "limit of 8"},
 		{"body over the limit", "/v1/predict/raw", "application/octet-stream", make([]byte, 65<<10), 413, "larger than the limit"},
+		{"no such endpoint", "/v2/predict", "application/json", []byte(`{}`), 404, "no such endpoint"},
 	}
 	for _, c := range cases {
 		code, body := post(t, c.path, c.ctype, c.body)
