@@ -216,9 +216,13 @@ func machine(threads int) map[string]any {
 			}
 		}
 	}
-	return map[string]any{"cpu": cpu, "cores": runtime.NumCPU(), "gomaxprocs": runtime.GOMAXPROCS(0),
+	load := "unknown"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return map[string]any{"cpu": cpu, "cores": runtime.NumCPU(), "load_average_at_end": load, "gomaxprocs": runtime.GOMAXPROCS(0),
 		"aakaar_threads": threads, "go": runtime.Version(), "os": runtime.GOOS + "/" + runtime.GOARCH,
-		"note": "clients and server share the machine; 127.0.0.1 only"}
+		"note": "clients and server share the machine (and the machine is shared with other work: see the load average); 127.0.0.1 only"}
 }
 
 func writeJSON(path string, v any) error {
