@@ -3,7 +3,8 @@
 #   * a virtual environment in .venv with aakaar installed in editable mode
 #     (C++ core built by scikit-build-core; CUDA sources too when nvcc is found)
 #     plus the test, torch (2.13.0, CPU), book and lab (JupyterLab) extras;
-#   * the book's offline JavaScript and Debian's chromium (scripts/install_book_deps.sh).
+#   * the book's offline JavaScript and Debian's chromium (scripts/install_book_deps.sh);
+#   * Go (Debian's golang-go) for go/, chapter 18's server, when `go` is missing.
 # A second run compiles nothing unless C++ sources changed (tests/setup checks this).
 # Usage: bash scripts/setup.sh
 set -euo pipefail
@@ -46,7 +47,22 @@ echo "setup: C++ core built ($compiled object files compiled this run)"
 mkdir -p .venv/etc/ipython  # and the kernels' configuration (why: see the file)
 cp scripts/jupyter/ipython_kernel_config.py .venv/etc/ipython/ipython_kernel_config.py
 
+# Go builds and tests go/ (chapter 18: serving from Go; tests/go runs its tests). Debian's
+# golang-go (1.19) is enough: go/ uses the standard library alone.
+if ! command -v go >/dev/null 2>&1; then
+  if [[ $(id -u) -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing Go (Debian's golang-go)"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq golang-go >/dev/null
+  elif [[ -z "${AAKAAR_SKIP_GO:-}" ]]; then
+    echo "setup: Go is missing and this is not root: install it (sudo apt-get install golang-go), or set" \
+         "AAKAAR_SKIP_GO=1 to set up without it (tests/go then skips, outside CI)" >&2
+    exit 1
+  fi
+fi
+
 # The book tools (jupyter-book, anywidget) are found through the venv.
 PATH="$repo_root/.venv/bin:$PATH" bash scripts/install_book_deps.sh
 .venv/bin/python -c "import aakaar, sys; print('setup: aakaar', aakaar.__version__, 'kernels', aakaar._C.cpu_isa(), 'cuda built', aakaar.cuda.is_built())"
+if command -v go >/dev/null 2>&1; then echo "setup: $(go version)"; fi
 echo "setup: open the exercises with: .venv/bin/jupyter lab exercises/"

@@ -134,6 +134,9 @@ def share_line(chapter: str, optimizer: str = "sgd", path: str | None = None) ->
     if chapter == "17":
         return (f"Share of the benchmark: all of it — this chapter runs the benchmark, and its profile above "
                 f"({where}) credits every kernel to the chapter that built it.")
+    if chapter == "18":
+        return (f"Share of the benchmark: none — the benchmark trains ({where}); this chapter serves the "
+                "trained model, and what its calls cost is measured in book/data/go-serving.json.")
     if chapter not in CHAPTERS:
         raise KeyError(f"chapter {chapter!r} runs no kernel of the benchmark's")
     entries = ", ".join(f"`{e}`" for e in CHAPTERS[chapter][1])

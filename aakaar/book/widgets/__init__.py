@@ -1,5 +1,6 @@
 """Interactive explorers used by the book (anywidget; the logic is in each widget's JavaScript)."""
 from .batch_explorer import BatchExplorer
+from .batching_explorer import BatchingExplorer
 from .blocking_explorer import BlockingExplorer
 from .broadcast_visualiser import BroadcastVisualiser
 from .confusion_explorer import ConfusionExplorer, confusion_matrix
@@ -9,4 +10,4 @@ from .loss_explorer import LossExplorer
 from .stride_explorer import VIEW_OPS, StrideExplorer
 from .trajectory_explorer import TrajectoryExplorer
 
-__all__ = ["BatchExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix", "LossExplorer", "TrajectoryExplorer"]
+__all__ = ["BatchExplorer", "BatchingExplorer", "StrideExplorer", "BroadcastVisualiser", "VIEW_OPS", "BlockingExplorer", "GraphStepper", "extract_graph", "LaunchExplorer", "ConfusionExplorer", "confusion_matrix", "LossExplorer", "TrajectoryExplorer"]

@@ -1,0 +1,3 @@
+module aakaar
+
+go 1.19
