@@ -68,7 +68,7 @@ def test_a_stub_inside_a_cuda_kernel_raises_not_implemented():
     import aakaar as ak
     import aakaar.jit as jit
     cell = ("__global__ void k(float* x) {\n  // BEGIN SOLUTION 8.9: zero the element of this thread\n"
-            "  x[threadIdx.x] = 0;\n  // END SOLUTION\n}\nvoid fill(const aakaar::Tensor& x) {\n"
+            "  x[blockIdx.x * 32 + threadIdx.x] = 0;\n  // END SOLUTION\n}\nvoid fill(const aakaar::Tensor& x) {\n"
             "  AAKAAR_LAUNCH(k, dim3(2), dim3(32), 0, x.data<float>());\n  AAKAAR_CHECK_LAUNCH();\n}\n"
             "void other_error(const aakaar::Tensor& x) { throw std::runtime_error(\"not a stub\"); }\n")
     stub, _ = stub_solutions("%%cuda fill\n" + cell, "cell")
