@@ -23,18 +23,30 @@ namespace aakaar::jit {
 
 // Thrown by the stub of a C++ exercise (aakaar.book.exercises writes
 // `throw aakaar::jit::NotImplementedError("Exercise N.M: ...")`); Python sees a
-// NotImplementedError, as for the Python exercises.
+// NotImplementedError, as for the Python exercises. Its text starts with a tag
+// so that a stub inside a CUDA kernel is recognised too: the emulator reports a
+// kernel thread's exception as a std::runtime_error naming the block and the
+// thread, followed by the exception's own text.
+inline constexpr const char kStubTag[] = "[aakaar.jit stub] ";
+
 struct NotImplementedError : std::logic_error {
-  using std::logic_error::logic_error;
+  explicit NotImplementedError(const std::string& what) : std::logic_error(kStubTag + what) {}
 };
 
-// Registered by the generated module: this type -> NotImplementedError.
+// Registered by the generated module: this type -> NotImplementedError (the
+// tag dropped), also when it arrives inside the emulator's report of a kernel.
 inline void register_translators() {
   pybind11::register_local_exception_translator([](std::exception_ptr p) {
+    const std::string tag = kStubTag;
     try {
       if (p) std::rethrow_exception(p);
     } catch (const NotImplementedError& e) {
-      PyErr_SetString(PyExc_NotImplementedError, e.what());
+      PyErr_SetString(PyExc_NotImplementedError, e.what() + tag.size());
+    } catch (const std::runtime_error& e) {
+      const std::string what = e.what();
+      const size_t at = what.find(tag);
+      if (at == std::string::npos) throw;  // not a stub: the other translators' turn
+      PyErr_SetString(PyExc_NotImplementedError, what.c_str() + at + tag.size());
     }
   });
 }

@@ -59,3 +59,26 @@ def test_a_cuda_cell_is_stubbed_the_same_way():
     stub, ids = stub_solutions(cell, "cell")
     assert ids == ["8.1"]
     assert stub.split("\n")[3] == '  throw aakaar::jit::NotImplementedError("Exercise 8.1: launch one thread per element");'
+
+
+@pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler")
+def test_a_stub_inside_a_cuda_kernel_raises_not_implemented():
+    # The emulator reports a kernel thread's exception as a RuntimeError naming the block and the
+    # thread; the stub's text in that report makes it a NotImplementedError again.
+    import aakaar as ak
+    import aakaar.jit as jit
+    cell = ("__global__ void k(float* x) {\n  // BEGIN SOLUTION 8.9: zero the element of this thread\n"
+            "  x[blockIdx.x * 32 + threadIdx.x] = 0;\n  // END SOLUTION\n}\nvoid fill(const aakaar::Tensor& x) {\n"
+            "  AAKAAR_LAUNCH(k, dim3(2), dim3(32), 0, x.data<float>());\n  AAKAAR_CHECK_LAUNCH();\n}\n"
+            "void other_error(const aakaar::Tensor& x) { throw std::runtime_error(\"not a stub\"); }\n")
+    stub, _ = stub_solutions("%%cuda fill\n" + cell, "cell")
+    mod = jit.load_inline("kernel_stub", stub.split("\n", 1)[1], ["fill", "other_error"], cuda=True)
+    with pytest.raises(NotImplementedError) as info:
+        mod.fill(ak.ones(64))
+    assert str(info.value) == "Exercise 8.9: zero the element of this thread"
+    with pytest.raises(RuntimeError, match="^not a stub$"):  # other errors are left as they were
+        mod.other_error(ak.ones(1))
+    solved = jit.load_inline("kernel_solved", cell, ["fill"], cuda=True)
+    x = ak.ones(64)
+    solved.fill(x)
+    assert x.sum().item() == 0

@@ -2,6 +2,6 @@
 
 ``python -m aakaar.book.exercises build`` regenerates exercises/, ``check N`` runs chapter N's notebook.
 """
-from .checks import Raises, check
+from .checks import Raises, check, speed_check
 
-__all__ = ["check", "Raises"]
+__all__ = ["check", "Raises", "speed_check"]

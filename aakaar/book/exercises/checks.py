@@ -9,7 +9,7 @@ compares with the line recorded in the notebook.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -115,11 +115,15 @@ def _compare(got: Any, want: Any, rtol: float, atol: float) -> str | None:
 
 
 def check(exercise: str, fn: Callable, cases: Sequence[tuple[tuple, Any]], against: str,
-          rtol: float = 1e-5, atol: float = 1e-6) -> None:
+          rtol: float = 1e-5, atol: float = 1e-6, hints: Mapping[str, str] | None = None) -> None:
     """Call ``fn(*args)`` for each ``(args, expected)`` and compare; ``against`` names the reference.
 
     Raises NotImplementedError untouched (the exercise is not started), AssertionError with a hint
     when an answer is wrong. Prints ``Exercise N.M passed: ...`` when all cases match.
+
+    ``hints`` maps a case's label -- its first argument, a string such as "transposed" -- to the
+    likely mistake behind a failure there (given that the smaller cases pass); the hint of the
+    failure shown is added to its message, on the same line.
     """
     failures = []  # (size of the case, message): the smallest failing case is the one to show
     for args, want in cases:
@@ -131,17 +135,62 @@ def check(exercise: str, fn: Callable, cases: Sequence[tuple[tuple, Any]], again
         except Exception as e:  # the learner's own error: name the call, not a deep traceback
             if isinstance(want, Raises) and isinstance(e, want.exc_type):
                 continue
-            failures.append((_size(args), f"{call} raised {type(e).__name__}: {e}"))
+            failures.append((_size(args), f"{call} raised {type(e).__name__}: {e}", args[0] if args else None))
             continue
         if isinstance(want, Raises):
             failures.append((_size(args), f"{call} should raise {want.exc_type.__name__} "
-                                          f"(as {against} does), but it returned {_short(got)}"))
+                                          f"(as {against} does), but it returned {_short(got)}", args[0] if args else None))
             continue
         hint = _compare(got, want, rtol, atol)
         if hint:
-            failures.append((_size(args), f"{call}: {hint}"))
+            failures.append((_size(args), f"{call}: {hint}", args[0] if args else None))
     if failures:
-        _, message = min(failures, key=lambda f: f[0])
+        _, message, label = min(failures, key=lambda f: f[0])
         more = f" ({len(failures)} of {len(cases)} cases fail; this is the smallest)" if len(failures) > 1 else ""
-        raise AssertionError(f"Exercise {exercise}: {' '.join(message.split(chr(10)))}{more}")
+        hint = f" Hint ({label}): {hints[label]}" if hints and isinstance(label, str) and label in hints else ""
+        raise AssertionError(f"Exercise {exercise}: {' '.join(message.split(chr(10)))}{more}{hint}")
     print(f"Exercise {exercise} passed: {len(cases)} cases agree with {against}.")
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds * 1e3:.3g} ms" if seconds >= 1e-3 else f"{seconds * 1e6:.3g} us"
+
+
+def speed_check(exercise: str, yours: Callable, args: tuple, library: Callable[[], object], against: str,
+                target: float | None = None, slow_hint: str = "", threads: int | None = None,
+                rounds: int = 7, target_s: float = 0.02) -> float | None:
+    """Time the learner's ``yours(*args)`` against the library's own ``library()``, interleaved (one
+    call of each per round, :func:`aakaar.book.bench.timing.interleaved`), and print the ratio of the
+    medians: how fast yours runs as a fraction of the library's speed. Reported, never asserted:
+    timings depend on the machine and on what else it runs. ``threads`` sets the library's thread
+    count for both (and restores it). Returns the ratio, or None when the exercise is not started.
+
+    ``yours`` may be a function bound by ``%%cpp`` (which runs its first calls in a forked copy of the
+    process to catch a crash): one call goes through that guard, at the measured size, and the timed
+    calls go straight to the compiled function, so no fork is timed.
+    """
+    import aakaar as ak
+    from aakaar.book.bench.timing import interleaved
+
+    try:
+        yours(*args)
+    except NotImplementedError as e:
+        print(f"Exercise {exercise}: speed not measured yet ({e})")
+        return None
+    raw = getattr(yours, "__wrapped__", yours)
+    before = ak.get_num_threads()
+    if threads is not None:
+        ak.set_num_threads(threads)
+    try:
+        med = interleaved({"yours": lambda: raw(*args), "library": library}, rounds=rounds, target_s=target_s)
+    finally:
+        ak.set_num_threads(before)
+    ratio = med["library"] / med["yours"]
+    where = f"median of {rounds} interleaved rounds" + (f", {threads} thread{'s' if threads != 1 else ''}"
+                                                         if threads is not None else "")
+    line = (f"Exercise {exercise} speed: yours {_duration(med['yours'])}, {against} {_duration(med['library'])} "
+            f"per call: yours runs at {ratio:.2f}x its speed ({where})")
+    if target is not None:
+        line += f"; target {target:g}x: " + ("met" if ratio >= target else f"not met. {slow_hint}".rstrip())
+    print(line)
+    return ratio

@@ -11,9 +11,9 @@ A solution region in a code cell of ``solutions/NN-topic.ipynb`` looks like::
 ``raise NotImplementedError("Exercise 2.1: return the row-major strides of `shape`")`` at the
 marker's indentation. In a C++ or CUDA cell (``%%cpp``, ``%%cuda``: :mod:`aakaar.jit`) the markers
 are ``//`` comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``:
-it compiles, and calling the function raises the same NotImplementedError in Python (in a CUDA
-cell, keep the region in host code: a throw inside a kernel arrives as the emulator's RuntimeError,
-which names the failing thread). Check cells start with ``# Check exercise 2.1``; their recorded
+it compiles, and calling the function raises the same NotImplementedError in Python -- in a CUDA
+cell also when the region is inside a kernel (the emulator reports the thread's exception, and the
+jit's translator recognises the stub's text in that report: aakaar/jit/prelude.h). Check cells start with ``# Check exercise 2.1``; their recorded
 output is kept (nbval compares it), every other output is cleared.
 """
 from __future__ import annotations

@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from aakaar.book.exercises import Raises, check
+from aakaar.book.exercises import Raises, check, speed_check
 from aakaar.book.exercises.build import expected_exercises, out_of_sync
 from aakaar.book.exercises.notebooks import ExerciseError, check_cells, exercise_ids, read_notebook, stub_solutions
 
@@ -49,7 +49,7 @@ def test_every_solution_notebook_has_matching_exercises_and_checks():
     for path, text in expected_exercises(REPO).items():
         solution = read_notebook(REPO / "solutions" / path.name)
         ids = exercise_ids(solution)
-        assert 3 <= len(ids) <= 6, f"{path.name}: {len(ids)} exercises"
+        assert 3 <= len(ids) <= 7, f"{path.name}: {len(ids)} exercises"
         chapter = int(path.name[:2])
         assert ids == [f"{chapter}.{k}" for k in range(1, len(ids) + 1)], ids
         assert sorted(check_cells(solution).values()) == ids, f"{path.name}: one check cell per exercise"
@@ -178,3 +178,45 @@ def test_tuple_answers_of_arrays_stay_on_one_line():
     msg = info.value.args[0]
     assert "\n" not in msg and "entry 1: values differ in 100 of 100 places; first at index (0, 0)" in msg
     assert "whole answer" not in msg and "array(shape=(10, 10), dtype=float64)" in msg
+
+
+def test_a_hint_names_the_likely_mistake_of_the_case_shown():
+    cases = [(("small", 1), 2), (("large", 10), 20)]
+    hints = {"small": "double it", "large": "works for small ones only"}
+    with pytest.raises(AssertionError) as info:
+        check("0.6", lambda label, x: x * 2 if x < 5 else x, cases, against="x", hints=hints)
+    assert info.value.args[0].endswith("Hint (large): works for small ones only"), info.value.args[0]
+    with pytest.raises(AssertionError) as info:
+        check("0.6", lambda label, x: x, cases, against="x", hints=hints)
+    assert "(2 of 2 cases fail; this is the smallest) Hint (small): double it" in info.value.args[0]
+
+
+# --- the speed check: interleaved, a ratio reported, never asserted -------------------------------
+
+def test_speed_check_reports_the_ratio_and_restores_the_threads(capsys):
+    import aakaar as ak
+    before = ak.get_num_threads()
+    calls = {"yours": 0, "library": 0}
+
+    def yours(n):
+        calls["yours"] += 1
+        return sum(range(n))
+
+    def library():
+        calls["library"] += 1
+        return sum(range(100))
+
+    ratio = speed_check("0.7", yours, (100,), library, against="the same loop", threads=1, rounds=3,
+                        target_s=0.001, target=1e-9)
+    out = capsys.readouterr().out
+    assert ak.get_num_threads() == before
+    assert calls["yours"] > 3 and calls["library"] > 3 and ratio > 0
+    assert out.startswith("Exercise 0.7 speed: yours ") and "the same loop" in out
+    assert f"runs at {ratio:.2f}x its speed (median of 3 interleaved rounds, 1 thread); target 1e-09x: met" in out
+
+
+def test_speed_check_of_an_unstarted_exercise_says_so(capsys):
+    def stub():
+        raise NotImplementedError("Exercise 0.8: do it")
+    assert speed_check("0.8", stub, (), lambda: None, against="x") is None
+    assert capsys.readouterr().out == "Exercise 0.8: speed not measured yet (Exercise 0.8: do it)\n"

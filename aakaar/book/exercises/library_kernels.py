@@ -1,0 +1,49 @@
+"""The library's own CUDA kernels, compiled for the CUDA emulator, for the speed checks of the
+``%%cuda`` exercises: a learner's kernel and the library's run on the same emulator in the same
+process, so their ratio compares kernels, not machines.
+
+Each source includes one of the ladder's ``.cu`` files (csrc/ladders/cuda: the kernels the
+chapters explain, whose top rungs are the backend's) and binds a host function over aakaar
+tensors. They are compiled by :func:`aakaar.jit.load_inline` (cached like a cell) on first use.
+"""
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+
+_SOURCES = {
+    # The GEMM ladder; `version` picks the rung (3: shared-memory tiles, 7: the backend's kernel).
+    "gemm": r'''
+#include "ladders/cuda/gemm.cu"
+void gemm(const aakaar::Tensor& A, const aakaar::Tensor& B, const aakaar::Tensor& C, int version) {
+  aakaar::cuda::gemm<float>(static_cast<aakaar::cuda::GemmVersion>(version), A.shape[0], B.shape[1], A.shape[1],
+                            1.0f, A.data<float>(), A.strides[0], A.strides[1], B.data<float>(), B.strides[0],
+                            B.strides[1], 0.0f, C.data<float>(), C.strides[0], C.strides[1]);
+}''',
+    # The reduction ladder's warp-shuffle rung: the sum of every element into out[0].
+    "sum": r'''
+#include "ladders/cuda/reduce.cu"
+void sum(const aakaar::Tensor& x, const aakaar::Tensor& out) {
+  aakaar::cuda::sum_all<float>(int(x.ndim()), x.shape.data(), x.data<float>(), x.strides.data(),
+                               out.data<float>(), aakaar::cuda::SumVersion::WarpShuffle);
+}''',
+    # The library's first CUDA kernel, the strided elementwise add: out = x + 0 over any views of
+    # one shape, which makes it a strided copy (out = x.T reads x with a stride: a transpose).
+    "strided_copy": r'''
+#include "ladders/cuda/elementwise.cu"
+void strided_copy(const aakaar::Tensor& x, const aakaar::Tensor& out) {
+  const float zero = 0.0f;
+  const std::vector<int64_t> none(out.ndim(), 0);  // the zero, broadcast: stride 0 everywhere
+  aakaar::cuda::ewise_add<float>(int(out.ndim()), out.shape.data(), out.data<float>(), out.strides.data(),
+                                 x.data<float>(), x.strides.data(), &zero, none.data());
+}''',
+}
+
+
+@functools.lru_cache(maxsize=None)
+def library_cuda(name: str) -> ModuleType:
+    """The compiled module ``name`` ("gemm", "sum", "strided_copy"); its function has the same name."""
+    from aakaar.jit import load_inline
+    if name not in _SOURCES:
+        raise ValueError(f"no library kernel {name!r}; there are {sorted(_SOURCES)}")
+    return load_inline(f"library_{name}", _SOURCES[name], [name], cuda=True)

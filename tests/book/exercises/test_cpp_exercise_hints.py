@@ -1,0 +1,122 @@
+"""The C++ and CUDA exercises' check cells name the likely mistake: a typical wrong answer, put in
+place of the solution region of the real %%cpp / %%cuda cell of solutions/NN-*.ipynb and run with
+that notebook's setup and check cells (in-process, in IPython), gets its own hint. Each wrong cell is
+compiled once (a few seconds) and then comes from aakaar.jit's cache."""
+from __future__ import annotations
+
+import pathlib
+import shutil
+
+import pytest
+
+from aakaar.book.exercises.notebooks import BEGIN, END, cell_source, read_notebook
+
+REPO = pathlib.Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (aakaar.jit needs one)")
+
+WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of the hint it must get)
+    ("5.6", "one float accumulator", """\
+  float s = 0;
+  for (int64_t i = 0; i < n; ++i) s += p[i];
+  return s;""", "drifts by 1%"),
+    ("6.6", "overwrites the tile", """\
+  float acc[MR][NR] = {};
+  for (int64_t p = 0; p < kc; ++p)
+    for (int i = 0; i < MR; ++i)
+      for (int j = 0; j < NR; ++j) acc[i][j] += a[p * MR + i] * b[p * NR + j];
+  for (int i = 0; i < MR; ++i)
+    for (int j = 0; j < NR; ++j) c[i * ldc + j] = acc[i][j];""", "must add to c, not overwrite it"),
+    ("8.4", "tile not turned", """\
+  const int col = blockIdx.x * TILE + tx;
+  for (int r = ty; r < TILE; r += ROWS) {
+    const int row = blockIdx.y * TILE + r;
+    if (row < rows && col < cols) tile[r][tx] = x[int64_t(row) * cols + col];
+  }
+  __syncthreads();
+  const int out_col = blockIdx.y * TILE + tx;
+  for (int r = ty; r < TILE; r += ROWS) {
+    const int out_row = blockIdx.x * TILE + r;
+    if (out_row < cols && out_col < rows) out[int64_t(out_row) * rows + out_col] = tile[r][tx];
+  }""", "write tile[tx][r]"),
+    ("8.5", "first offset 32", """\
+  for (int offset = 32; offset > 0; offset /= 2) v += __shfl_down_sync(0xffffffffu, v, offset);
+  return v;""", "counted twice"),
+    ("9.4", "no barrier after the multiply-adds", """\
+  for (int k0 = 0; k0 < K; k0 += TILE) {
+    As[ty][tx] = row < M && k0 + tx < K ? A[int64_t(row) * K + k0 + tx] : 0.0f;
+    Bs[ty][tx] = k0 + ty < K && col < N ? B[int64_t(k0 + ty) * N + col] : 0.0f;
+    __syncthreads();
+    for (int k = 0; k < TILE; ++k) acc += As[ty][k] * Bs[k][tx];
+  }""", "a __syncthreads() after the multiply-adds too"),
+    ("12.7", "no product rule", """\
+      const float v = px[i];
+      gx[i] = g[i] * 0.5f * (1.0f + std::erf(v * 0.70710678f));""", "the product rule"),
+    ("14.7", "no maximum subtracted", """\
+      float s = 0.0f;
+      for (int64_t c = 0; c < C; ++c) s += aakaar::cpu::exp_f32(row[c]);
+      loss[r] = std::log(double(s)) - double(row[t[r]]);""", "subtract the row's maximum"),
+    ("15.6", "eps under the root", """\
+      const float gi = pg[i];
+      const float mi = pm[i] + w1 * (gi - pm[i]);
+      const float vi = pv[i] * b2 + (w2 * gi) * gi;
+      pm[i] = mi;
+      pv[i] = vi;
+      pp[i] = pp[i] + (neg_step_size * mi) / std::sqrt(vi / (bc2_sqrt * bc2_sqrt) + e);""", "eps outside the root"),
+]
+
+
+def notebook_cells(exercise: str) -> tuple[str, str, str]:
+    """The notebook's setup cell, the C++ cell of ``exercise`` and its check cell."""
+    path = next((REPO / "solutions").glob(f"{int(exercise.split('.')[0]):02d}-*.ipynb"))
+    code = [cell_source(c) for c in read_notebook(path)["cells"] if c["cell_type"] == "code"]
+    solution = next(src for src in code if f"BEGIN SOLUTION {exercise}:" in src)
+    check = next(src for src in code if src.startswith(f"# Check exercise {exercise}\n"))
+    return code[0], solution, check
+
+
+def with_region(source: str, exercise: str, code: str) -> str:
+    """``source`` with the solution region of ``exercise`` (markers included) replaced by ``code``."""
+    out, inside = [], False
+    for line in source.split("\n"):
+        m = BEGIN.match(line)
+        if m and m["id"] == exercise:
+            out.append(code)
+            inside = True
+        elif inside and END.match(line):
+            inside = False
+        elif not inside:
+            out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("exercise, label, wrong, hint", WRONG, ids=[f"{e}-{l}" for e, l, _, _ in WRONG])
+def test_a_typical_mistake_gets_its_hint(exercise, label, wrong, hint):
+    pytest.importorskip("IPython")
+    from IPython.core.interactiveshell import InteractiveShell
+
+    setup, solution, check = notebook_cells(exercise)
+    cell = with_region(solution, exercise, wrong)
+    assert cell != solution and "SOLUTION" not in cell
+    InteractiveShell.clear_instance()
+    sh = InteractiveShell.instance()
+    try:
+        for src in (setup, "%load_ext aakaar.jit", cell):
+            sh.run_cell(src, store_history=False).raise_error()
+        result = sh.run_cell(check, store_history=False)
+        assert isinstance(result.error_in_exec, AssertionError), result.error_in_exec
+        message = str(result.error_in_exec)
+        assert message.startswith(f"Exercise {exercise}: ") and "\n" not in message
+        assert hint in message.split(" Hint (")[-1], message
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_every_cpp_exercise_has_a_mistake_tested():
+    cells = {}
+    for path in (REPO / "solutions").glob("[0-9][0-9]-*.ipynb"):
+        for c in read_notebook(path)["cells"]:
+            src = cell_source(c)
+            if c["cell_type"] == "code" and src.startswith(("%%cpp", "%%cuda")):
+                cells.update({m["id"]: path.name for m in map(BEGIN.match, src.split("\n")) if m})
+    # 4.6 (chapter 4) predates check(hints=): its check cell adds its hints on a line of their own.
+    assert set(cells) - {"4.6"} == {e for e, *_ in WRONG}
