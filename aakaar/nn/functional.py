@@ -248,3 +248,15 @@ __all__ += [n for n in _loss_names if n not in __all__]
 from .functional_conv import adaptive_avg_pool2d, avg_pool2d, conv2d, max_pool2d  # noqa: E402,F401
 
 __all__ += ["conv2d", "max_pool2d", "avg_pool2d", "adaptive_avg_pool2d"]
+
+# Attention (attention.py): a composite of matmul, softmax, masks and dropout.
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q K^T * scale + mask) V; see :func:`aakaar.nn.attention.scaled_dot_product_attention`."""
+    from .attention import scaled_dot_product_attention as sdpa
+
+    return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+__all__ += ["scaled_dot_product_attention"]
