@@ -423,6 +423,7 @@ def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor, reduce: 
 
 def _scatter_reduce_(self: Tensor, dim: int, index: Tensor, src: Tensor, reduce: str, *,
                      include_self: bool = True) -> Tensor:
+    """In-place scatter_reduce: writes the result into self and returns self."""
     return self.copy_(_C._scatter_reduce(self, dim, index, src, reduce, bool(include_self)))
 
 
@@ -456,6 +457,7 @@ def _scatter(self: Tensor, dim: int, index: Tensor, src: Any = None, reduce: str
 
 def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, reduce: str | None = None, *,
               value: Any = None) -> Tensor:
+    """Writes src into self at ``index`` along dim (or combines it by ``reduce``); returns self."""
     if src is None:
         src = value
     if reduce is None:
@@ -621,14 +623,17 @@ _METHODS_ONLY = {
 
 
 def _flip_method(self: Tensor, *dims: Any) -> Tensor:
+    """A copy reversed along ``dims`` (``t.flip(0, 1)`` or ``t.flip((0, 1))``)."""
     return flip(self, _varargs(dims, "flip"))
 
 
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+    """``tile(self, dims)`` (``t.tile(2, 1)`` or ``t.tile((2, 1))``)."""
     return tile(self, _varargs(dims, "tile"))
 
 
 def _cumprod_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place cumprod along ``dim``."""
     return self.copy_(cumprod(self, dim, dtype=dtype))
 
 

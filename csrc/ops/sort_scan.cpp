@@ -74,8 +74,9 @@ std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_
 }
 
 TensorPtr logcumsumexp(const TensorPtr& t, int64_t dim) {
-  AK_CHECK(is_floating(t->dtype), TypeError, "logcumsumexp(): expected a floating point tensor, got ",
-           dtype_name(t->dtype));
+  // PyTorch's class for a dtype the op has no kernel for.
+  AK_CHECK(is_floating(t->dtype), NotImplementedError, "\"logcumsumexp\" not implemented for '",
+           dtype_name(t->dtype), "': it needs a floating point tensor");
   TensorPtr x = scan_input(t, dim, false);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, "logcumsumexp");
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
