@@ -100,8 +100,10 @@ def _contract(a: Tensor, la: list[Any], b: Tensor, lb: list[Any], keep: set) -> 
     prod = lambda labs: int(__import__("math").prod(size[lab] for lab in labs))  # noqa: E731
     am = a.permute([la.index(lab) for lab in batch + only_a + summed]).reshape(
         [prod(batch), prod(only_a), prod(summed)])
-    bm = b.permute([lb.index(lab) for lab in batch + summed + only_b]).reshape(
-        [prod(batch), prod(summed), prod(only_b)])
+    # b as (batch, only_b, summed) transposed: for the usual layouts ('jk', 'bkd') every step is a
+    # view, and bmm reads the strides as they are (no copy).
+    bm = b.permute([lb.index(lab) for lab in batch + only_b + summed]).reshape(
+        [prod(batch), prod(only_b), prod(summed)]).transpose(1, 2)
     out = _C.bmm(am, bm).reshape([size[lab] for lab in batch + only_a + only_b])
     return out, batch + only_a + only_b
 

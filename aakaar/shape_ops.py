@@ -95,7 +95,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     d = _wrap(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = _C._sort(input, d, False, True)
     if input.ndim == 0:
         return kthvalue_result(values, indices)

@@ -41,13 +41,13 @@ def test_sort_matches_torch_stable(shape, descending, make):
     a = make(*shape)
     for dim in range(-len(shape), len(shape)):
         compare(lambda lib, x: lib.sort(x, dim=dim, descending=descending, stable=True), [a])
-        compare(lambda lib, x: x.argsort(dim, descending=descending, stable=True), [a], grad=False)
+        compare(lambda lib, x: x.argsort(dim=dim, descending=descending, stable=True), [a], grad=False)
 
 
 @pytest.mark.parametrize("dtype", [np.int64, np.uint8, np.bool_, np.float32])
 def test_sort_other_dtypes(dtype):
     a = RNG.integers(0, 4, size=(4, 6)).astype(dtype)
-    compare(lambda lib, x: lib.sort(x, 1, stable=True), [a], grad=False)
+    compare(lambda lib, x: lib.sort(x, dim=1, stable=True), [a], grad=False)
     compare(lambda lib, x: lib.msort(x), [a], grad=False)
 
 
