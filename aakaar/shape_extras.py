@@ -12,7 +12,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
-from .shape_ops import _dims_arg, _wrap, flip
+from .shape_ops import _dims_arg, _runs, _with_inverse_counts, _wrap, flip
 
 _I64 = _C.dtype.int64
 
@@ -405,19 +405,8 @@ def unique_consecutive(input: Tensor, return_inverse: bool = False, return_count
     """Each run of equal consecutive elements once, with optionally the inverse map and run lengths."""
     if dim is not None:
         raise NotImplementedError("unique_consecutive with dim is not implemented in aakaar yet; flatten first")
-    x = input.detach().reshape(-1)
-    if x.numel() == 0:
-        values, run = x, _C.zeros([0], dtype=_I64)
-    else:
-        new = _C.cat([_C.full([1], True, dtype=_C.dtype.bool)._to_device(x.device), x[1:] != x[:-1]], 0)
-        values, run = x[new], new.to(_I64).cumsum(0) - 1
-    out = [values]
-    if return_inverse:
-        out.append(run.reshape(list(input.shape)))
-    if return_counts:
-        out.append(_C.zeros([values.shape[0]], dtype=_I64)._to_device(x.device).scatter_add(
-            0, run, _C.ones([run.shape[0]], dtype=_I64)._to_device(x.device)))
-    return out[0] if len(out) == 1 else tuple(out)
+    values, run = _runs(input.detach().reshape(-1))
+    return _with_inverse_counts(values, run, run, list(input.shape), return_inverse, return_counts)
 
 
 # ---- reductions ------------------------------------------------------------------------------------

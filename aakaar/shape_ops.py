@@ -157,6 +157,15 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> mode_result:
     return mode_result(_keep(values, keepdim, d), _keep(index, keepdim, d))
 
 
+def _runs(flat: Tensor) -> tuple[Tensor, Tensor]:
+    """The first element of each run of equal neighbours in a 1-D tensor, and each element's run number."""
+    if flat.shape[0] == 0:
+        return flat, _C.zeros([0], dtype=_I64)._to_device(flat.device)
+    first = _C.full([1], True, dtype=_C.dtype.bool)._to_device(flat.device)
+    new = _C.cat([first, flat[1:] != flat[:-1]], 0)
+    return flat[new], new.long().cumsum(0) - 1
+
+
 def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> Any:
     """The distinct elements of ``input`` (sorted), with optionally the inverse map and the counts."""
@@ -165,17 +174,20 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     flat = input.detach().reshape(-1)
     s, order = _C._sort(flat, 0, False, True)
     n = flat.shape[0]
-    if n == 0:
-        values, run = s, _C.zeros([0], dtype=_I64)
-    else:
-        new = _C.cat([_C.full([1], True, dtype=_C.dtype.bool), s[1:] != s[:-1]], 0)
-        values = s[new]
-        run = new.long().cumsum(0) - 1
+    values, run = _runs(s)
+    inverse = _C.zeros([n], dtype=_I64)._to_device(flat.device).scatter(0, order, run) if return_inverse else None
+    return _with_inverse_counts(values, run, inverse, list(input.shape), return_inverse, return_counts)
+
+
+def _with_inverse_counts(values: Tensor, run: Tensor, inverse: Tensor | None, shape: list, return_inverse: bool,
+                         return_counts: bool) -> Any:
+    """unique's result: the values, then the inverse (input's shape) and the run lengths if asked for."""
     out = [values]
     if return_inverse:
-        out.append(_C.zeros([n], dtype=_I64).scatter(0, order, run).reshape(list(input.shape)))
+        out.append(inverse.reshape(shape))
     if return_counts:
-        out.append(_C.zeros([values.shape[0]], dtype=_I64).scatter_add(0, run, _C.ones([n], dtype=_I64)))
+        ones = _C.ones([run.shape[0]], dtype=_I64)._to_device(run.device)
+        out.append(_C.zeros([values.shape[0]], dtype=_I64)._to_device(run.device).scatter_add(0, run, ones))
     return out[0] if len(out) == 1 else tuple(out)
 
 

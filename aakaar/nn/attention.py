@@ -15,7 +15,7 @@ from .layers import Linear, _dtype, _positive
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["scaled_dot_product_attention", "multi_head_attention_forward", "MultiheadAttention"]
+__all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
 
 
 def _mask_to_bias(mask: Tensor | None, dtype: Any, what: str) -> Tensor | None:
@@ -78,7 +78,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return weights.matmul(value)
 
 
-def multi_head_attention_forward(mha: "MultiheadAttention", query: Tensor, key: Tensor, value: Tensor,
+def _multi_head_attention_forward(mha: "MultiheadAttention", query: Tensor, key: Tensor, value: Tensor,
                                  key_padding_mask: Tensor | None, need_weights: bool, attn_mask: Tensor | None,
                                  average_attn_weights: bool, is_causal: bool) -> tuple[Tensor, Tensor | None]:
     """The forward of :class:`MultiheadAttention` on (L, N, E) / (S, N, kdim) / (S, N, vdim) inputs
@@ -223,7 +223,7 @@ class MultiheadAttention(Module):
                 is_causal: bool = False) -> tuple[Tensor, Tensor | None]:
         if self.batch_first and query.ndim == 3:
             query, key, value = (t.transpose(0, 1) for t in (query, key, value))
-        out, w = multi_head_attention_forward(self, query, key, value, key_padding_mask, need_weights, attn_mask,
+        out, w = _multi_head_attention_forward(self, query, key, value, key_padding_mask, need_weights, attn_mask,
                                               average_attn_weights, is_causal)
         if self.batch_first and query.ndim == 3:
             out = out.transpose(0, 1)
