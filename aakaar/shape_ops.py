@@ -65,29 +65,22 @@ def _keep(t: Tensor, keepdim: bool, dim: int) -> Tensor:
 def sort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> sort_result:
     """(values, indices) of ``input`` sorted along ``dim``; NaN counts as the greatest value, and
     equal elements keep their order (the CPU sort is always stable, as PyTorch's is)."""
-    return sort_result(*_C._sort(input, dim, bool(descending), bool(stable)))
+    return sort_result(*_C._sort(input, dim, bool(descending)))
 
 
 def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices that sort ``input`` along ``dim``."""
-    return _C._sort(input, dim, bool(descending), bool(stable))[1]
+    return _C._sort(input, dim, bool(descending))[1]
 
 
 def msort(input: Tensor) -> Tensor:
     """``input`` sorted along its first dim."""
-    return _C._sort(input, 0, False, False)[0]
+    return _C._sort(input, 0, False)[0]
 
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> topk_result:
     """The ``k`` largest (or smallest) elements along ``dim``, with their indices (NaN is largest)."""
-    d = _wrap(dim, input.ndim)
-    size = input.shape[d] if input.ndim else 1
-    if not 0 <= k <= size:
-        raise RuntimeError(f"selected index k out of range (k = {k}, size of dim {d} = {size})")
-    values, indices = _C._sort(input, d, bool(largest), True)
-    if input.ndim == 0:
-        return topk_result(values, indices)
-    return topk_result(values.narrow(d, 0, k), indices.narrow(d, 0, k))
+    return topk_result(*_C._topk(input, k, dim, bool(largest)))
 
 
 def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kthvalue_result:
@@ -96,7 +89,7 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     size = input.shape[d] if input.ndim else 1
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    values, indices = _C._sort(input, d, False, True)
+    values, indices = _C._topk(input, k, d, False)  # the k smallest: a partial sort
     if input.ndim == 0:
         return kthvalue_result(values, indices)
     v, i = values.narrow(d, k - 1, 1), indices.narrow(d, k - 1, 1)
@@ -110,7 +103,7 @@ def _median_at(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, result:
         x = x.reshape(1)
     if x.shape[d] == 0:
         raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size.")
-    values, indices = _C._sort(x, d, False, True)
+    values, indices = _C._sort(x, d, False)
     n = x.shape[d]
     nans = (x != x).sum(d, keepdim=True)  # NaNs are sorted last
     if ignore_nan:  # the lower median of the numbers; NaN only where a row holds nothing else
@@ -142,7 +135,7 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> mode_result:
     d = _wrap(dim, input.ndim)
     if x.shape[d] == 0:
         raise IndexError(f"mode(): Expected reduction dim {d} to have non-zero size.")
-    s, order = _C._sort(x.detach(), d, False, True)
+    s, order = _C._sort(x.detach(), d, False)
     n = x.shape[d]
     new_run = s.narrow(d, 1, n - 1) != s.narrow(d, 0, n - 1)
     first = _C.full(list(s.shape[:d]) + [1] + list(s.shape[d + 1:]), True, dtype=_C.dtype.bool)
@@ -172,7 +165,7 @@ def unique(input: Tensor, sorted: bool = True, return_inverse: bool = False, ret
     if dim is not None:
         return _unique_dim(input, _wrap(dim, input.ndim), return_inverse, return_counts)
     flat = input.detach().reshape(-1)
-    s, order = _C._sort(flat, 0, False, True)
+    s, order = _C._sort(flat, 0, False)
     n = flat.shape[0]
     values, run = _runs(s)
     inverse = _C.zeros([n], dtype=_I64)._to_device(flat.device).scatter(0, order, run) if return_inverse else None

@@ -272,11 +272,12 @@ struct Backend {
 
   // ---- Sorting, scans and scatter reductions (api-shape branch). ----
   // Nullable: a device without them raises NotImplementedError naming the device.
-  // values and indices (int64) get in sorted along dim (same shapes, any strides): ascending, or
-  // descending; NaN counts as greater than every number (PyTorch's order). A stable sort keeps the
-  // order of equal elements (and of NaNs); an unstable one may too.
+  // values and indices (int64) get the first k of in sorted along dim (their shape is in's with k at
+  // dim, any strides): ascending, or descending; NaN counts as greater than every number (PyTorch's
+  // order), and equal elements keep their order (a stable sort). k == in.shape[dim] is a full sort;
+  // a smaller k (topk) needs only a partial one.
   void (*sort)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending,
-               bool stable) = nullptr;
+               int64_t k) = nullptr;
   // out (in's shape) = the inclusive scan of in along dim: product, running max / min (indices, int64,
   // gets the position of the running extreme: the last one of equal values, a NaN once seen, as
   // PyTorch's cummax), or log(cumsum(exp(in))) computed without overflow. indices is null otherwise.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <numeric>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -24,27 +25,32 @@ bool is_nan(T v) {
 int64_t row_grain(int64_t n) { return std::max<int64_t>(1, 8192 / std::max<int64_t>(n, 1)); }
 
 template <typename T>
-void sort_typed(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending) {
+void sort_typed(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending,
+                int64_t k) {
   const Tensor in0 = slice0(in, dim), v0 = slice0(values, dim), i0 = slice0(indices, dim);
   const int64_t n = in.shape[dim], si = in.strides[dim], sv = values.strides[dim], sx = indices.strides[dim];
-  // NaN is greater than every number (PyTorch's order): last ascending, first descending.
-  // A stable sort everywhere: equal elements keep their order, as PyTorch's CPU sort does.
-  auto less = [](T a, T b) { return is_nan(b) ? !is_nan(a) : (!is_nan(a) && a < b); };
+  // NaN is greater than every number (PyTorch's order): last ascending, first descending. Equal
+  // values are ordered by position, so the result is a stable sort's whatever the algorithm.
+  auto lt = [](T a, T b) { return is_nan(b) ? !is_nan(a) : (!is_nan(a) && a < b); };
+  using Item = std::pair<T, int64_t>;
+  auto before = [&](const Item& a, const Item& b) {
+    if (descending ? lt(b.first, a.first) : lt(a.first, b.first)) return true;
+    if (descending ? lt(a.first, b.first) : lt(b.first, a.first)) return false;
+    return a.second < b.second;
+  };
   StridedLoop<3> loop(in0.shape, {&v0, &i0, &in0});
   loop.run([&](char** p, const int64_t* s, int64_t count) {
-    std::vector<int64_t> order(n);
+    std::vector<Item> row(n);  // values beside their positions: the sort moves them together
     for (int64_t r = 0; r < count; ++r) {
       const T* x = reinterpret_cast<const T*>(p[2] + r * s[2]);
       T* y = reinterpret_cast<T*>(p[0] + r * s[0]);
       int64_t* ix = reinterpret_cast<int64_t*>(p[1] + r * s[1]);
-      std::iota(order.begin(), order.end(), int64_t(0));
-      if (descending)
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return less(x[b * si], x[a * si]); });
-      else
-        std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return less(x[a * si], x[b * si]); });
-      for (int64_t k = 0; k < n; ++k) {
-        y[k * sv] = x[order[k] * si];
-        ix[k * sx] = order[k];
+      for (int64_t j = 0; j < n; ++j) row[j] = {x[j * si], j};
+      if (k < n) std::partial_sort(row.begin(), row.begin() + k, row.end(), before);
+      else std::sort(row.begin(), row.end(), before);
+      for (int64_t j = 0; j < k; ++j) {
+        y[j * sv] = row[j].first;
+        ix[j * sx] = row[j].second;
       }
     }
   }, row_grain(n * 8));
@@ -124,8 +130,8 @@ T combine(ScatterReduceOp op, T a, T b) {
 
 }  // namespace
 
-void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending, bool) {
-  AK_DISPATCH_ALL(in.dtype, "sort", [&](auto tag) { sort_typed<decltype(tag)>(values, indices, in, dim, descending); });
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending, int64_t k) {
+  AK_DISPATCH_ALL(in.dtype, "sort", [&](auto tag) { sort_typed<decltype(tag)>(values, indices, in, dim, descending, k); });
 }
 
 void scan(ScanOp op, const Tensor& out, const Tensor* indices, const Tensor& in, int64_t dim) {

@@ -203,7 +203,9 @@ bool may_overlap(const Tensor& a, const Tensor& b);
 const Backend& backend_with(Device device, bool has_entry, const char* op);
 // (sort_scan.cpp) The values and int64 indices of t sorted along dim (NaN greatest; equal
 // elements keep their order); NotImplementedError on a device without the kernel.
-std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending, bool stable);
+std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending);
+// The k largest (or smallest) along dim, sorted, with their indices (a partial sort).
+std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim, bool largest);
 // A copy of t reversed along each of dims (torch.flip).
 TensorPtr flip(const TensorPtr& t, const DimList& dims);
 TensorPtr cumprod(const TensorPtr& t, int64_t dim);

@@ -14,17 +14,27 @@ const Backend& backend_with(Device device, bool has_entry, const char* op) {
   return backend(device);
 }
 
-std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending, bool stable) {
+std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim, bool largest) {
   dim = t->wrap_dim(dim);
-  const Backend& b = backend_with(t->device(), backend(t->device()).sort != nullptr, "sort");
   TensorPtr x = t->ndim() == 0 ? reshape(t, {1}) : t;
-  TensorPtr values = Tensor::empty(x->shape, x->dtype, x->device());
-  TensorPtr indices = Tensor::empty(x->shape, DType::Int64, x->device());
-  if (x->numel() > 0) b.sort(*values, *indices, *x, dim, descending, stable);
+  const int64_t n = x->shape[dim];
+  AK_CHECK(k >= 0 && k <= n, RuntimeError, "selected index k out of range (k = ", k, ", size of dim ", dim, " = ", n,
+           ")");
+  const Backend& b = backend_with(x->device(), backend(x->device()).sort != nullptr, k == n ? "sort" : "topk");
+  Shape shape = x->shape;
+  shape[dim] = k;
+  TensorPtr values = Tensor::empty(shape, x->dtype, x->device());
+  TensorPtr indices = Tensor::empty(shape, DType::Int64, x->device());
+  if (values->numel() > 0) b.sort(*values, *indices, *x, dim, largest, k);
   // The values are x gathered at the indices: their gradient is gather's.
   if (is_floating(x->dtype) && autograd::should_record({&x})) autograd::record_gather(values, x, dim, indices);
   if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
   return {values, indices};
+}
+
+std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending) {
+  dim = t->wrap_dim(dim);
+  return topk(t, t->ndim() == 0 ? 1 : t->shape[dim], dim, descending);
 }
 
 TensorPtr flip(const TensorPtr& t, const DimList& dims) {

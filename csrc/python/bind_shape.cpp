@@ -12,8 +12,10 @@ namespace py = pybind11;
 using namespace aakaar;
 
 void bind_shape(py::module_& m) {
-  m.def("_sort", &ops::sort, py::arg("input"), py::arg("dim"), py::arg("descending"), py::arg("stable"),
-        "(values, indices) of input sorted along dim; NaN is greatest.");
+  m.def("_sort", &ops::sort, py::arg("input"), py::arg("dim"), py::arg("descending"),
+        "(values, indices) of input sorted along dim (stable); NaN is greatest.");
+  m.def("_topk", &ops::topk, py::arg("input"), py::arg("k"), py::arg("dim"), py::arg("largest"),
+        "(values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).");
   m.def("_flip", &ops::flip, py::arg("input"), py::arg("dims"), "A copy of input reversed along each of dims.");
   m.def("_cumprod", &ops::cumprod, py::arg("input"), py::arg("dim"), "Cumulative product along dim.");
   m.def("_cummax", &ops::cummax, py::arg("input"), py::arg("dim"), py::arg("is_max"),

@@ -323,3 +323,13 @@ GRADCHECK = {
 def test_gradcheck(name):
     x = aakaar.from_numpy(rand(3, 4)).requires_grad_()
     assert aakaar.autograd.gradcheck(GRADCHECK[name], [x])
+
+
+def test_index_of_ties_as_torch_for_median_kthvalue_mode():
+    # torch picks positions by a stable sort (median, kthvalue) and the last occurrence (mode).
+    a = ties(6, 9)
+    for k in [1, 4, 9]:
+        compare(lambda lib, x: lib.kthvalue(x, k, 1), [a], grad=False)
+    compare(lambda lib, x: lib.median(x, 1), [a], grad=False)
+    compare(lambda lib, x: lib.mode(x, 1), [a], grad=False)
+    compare(lambda lib, x: lib.mode(x, 0, keepdim=True), [a], grad=False)
