@@ -1228,9 +1228,13 @@ def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
     """
-def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descending: builtins.bool, stable: builtins.bool) -> tuple[Tensor, Tensor]:
+def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descending: builtins.bool) -> tuple[Tensor, Tensor]:
     """
-    (values, indices) of input sorted along dim; NaN is greatest.
+    (values, indices) of input sorted along dim (stable); NaN is greatest.
+    """
+def _topk(input: Tensor, k: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex, largest: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).
     """
 def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
     """
