@@ -1188,6 +1188,22 @@ def _cpu_awake_workers() -> int:
     """
     How many workers of the CPU thread pool are awake (polling for the next job since their last one); elementwise loops too small to wake a thread still split among them. For tests.
     """
+def _cummax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, is_max: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of the running max (or min) along dim.
+    """
+def _cumprod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    Cumulative product along dim.
+    """
+def _flip(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
+    """
+    A copy of input reversed along each of dims.
+    """
+def _logcumsumexp(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    log(cumsum(exp(input))) along dim.
+    """
 def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor], scalars: collections.abc.Sequence[collections.abc.Sequence[Tensor]] = []) -> None:
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
@@ -1204,9 +1220,21 @@ def _profiler_stop() -> list[tuple[str, str, str, int, int, int]]:
     """
     Stop timing; the rows (device, entry, op, calls, self_ns, total_ns), most self time first.
     """
+def _scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, include_self: builtins.bool) -> Tensor:
+    """
+    input with src reduced into it at index along dim.
+    """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
+    """
+def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descending: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of input sorted along dim (stable); NaN is greatest.
+    """
+def _topk(input: Tensor, k: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex, largest: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).
     """
 def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
     """

@@ -52,6 +52,13 @@ from .serialization import load, save  # noqa: F401
 from . import _arg_aliases
 
 _install_methods()
+from . import shape_ops as _shape_ops  # noqa: E402
+from .shape_ops import *  # noqa: F401,F403,E402
+_shape_ops.install()
+from .contraction_ops import *  # noqa: F401,F403,E402
+from . import shape_extras as _shape_extras  # noqa: E402
+from .shape_extras import *  # noqa: F401,F403,E402
+_shape_extras.install()
 _arg_aliases.install()  # after _install_methods: max and min are Python methods
 cat = _arg_aliases.accept_numpy_names(cat)
 stack = _arg_aliases.accept_numpy_names(stack)

@@ -24,6 +24,10 @@ METHODS_WITH_DIM = [
     "logsumexp", "softmax", "log_softmax", "cumsum", "squeeze", "unsqueeze", "narrow", "select", "split",
     "chunk", "unbind", "unflatten", "index_select", "gather", "scatter", "scatter_", "scatter_add",
     "scatter_add_", "size", "stride",
+    # api-shape branch: sorting, scans and the reductions of aakaar/shape_ops.py, shape_extras.py
+    "sort", "argsort", "topk", "kthvalue", "median", "nanmedian", "mode", "cumprod", "cummax", "cummin",
+    "logcumsumexp", "count_nonzero", "nansum", "nanmean", "repeat_interleave", "unique", "index_add",
+    "index_copy", "index_fill", "scatter_reduce", "std_mean", "var_mean", "aminmax",
 ]
 
 

@@ -16,6 +16,7 @@ from .layers_conv import (  # noqa: F401
     Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d, MaxPool1d, MaxPool2d, MaxUnpool1d, MaxUnpool2d,
 )
 from .layers_spatial import *  # noqa: F401,F403
+from .attention import MultiheadAttention  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
     HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,

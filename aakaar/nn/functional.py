@@ -310,3 +310,15 @@ from .functional_resample import *  # noqa: E402,F401,F403
 from .functional_resample import __all__ as _resample_names  # noqa: E402
 
 __all__ += [n for n in _conv_names + _pool_names + _resample_names if n not in __all__]
+
+# Attention (attention.py): a composite of matmul, softmax, masks and dropout.
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None,
+                                 dropout_p: float = 0.0, is_causal: bool = False, scale: float | None = None,
+                                 enable_gqa: bool = False) -> Tensor:
+    """softmax(Q K^T * scale + mask) V; see :func:`aakaar.nn.attention.scaled_dot_product_attention`."""
+    from .attention import scaled_dot_product_attention as sdpa
+
+    return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+__all__ += ["scaled_dot_product_attention"]

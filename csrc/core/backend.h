@@ -76,6 +76,11 @@ struct CtcLossArgs {
   int64_t blank = 0;
   bool zero_infinity = false;  // backward: a sample whose loss is +inf gets a zero gradient
 };
+// ---- api-shape branch: scans and scatter reductions along one dim ----
+// The cumulative ops beyond cumsum (backend entry scan). CumMax and CumMin also write int64 indices.
+enum class ScanOp : int8_t { CumProd, CumMax, CumMin, LogCumSumExp };
+// How scatter_reduce combines the values that land on one element (backend entry scatter_reduce).
+enum class ScatterReduceOp : int8_t { Sum, Prod, Amax, Amin };
 // The activation a fused Linear applies to its output.
 enum class LinearActivation : int8_t { None, ReLU };
 
@@ -264,6 +269,24 @@ struct Backend {
   // backward: grad_x (P, H, W) = each g (P, Ho, Wo) shared out over its window by the same divisor.
   void (*avg_pool2d)(const Tensor& out, const Tensor& x, const Pool2dArgs& a) = nullptr;
   void (*avg_pool2d_backward)(const Tensor& grad_x, const Tensor& g, const Pool2dArgs& a) = nullptr;
+
+  // ---- Sorting, scans and scatter reductions (api-shape branch). ----
+  // Nullable: a device without them raises NotImplementedError naming the device.
+  // values and indices (int64) get the first k of in sorted along dim (their shape is in's with k at
+  // dim, any strides): ascending, or descending; NaN counts as greater than every number (PyTorch's
+  // order), and equal elements keep their order (a stable sort). k == in.shape[dim] is a full sort;
+  // a smaller k (topk) needs only a partial one.
+  void (*sort)(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending,
+               int64_t k) = nullptr;
+  // out (in's shape) = the inclusive scan of in along dim: product, running max / min (indices, int64,
+  // gets the position of the running extreme: the last one of equal values, a NaN once seen, as
+  // PyTorch's cummax), or log(cumsum(exp(in))) computed without overflow. indices is null otherwise.
+  void (*scan)(ScanOp op, const Tensor& out, const Tensor* indices, const Tensor& in, int64_t dim) = nullptr;
+  // out[... index[i, j] ...] (op)= src[i, j] along dim, as scatter with add but with op; out already
+  // holds the starting values (the op has put the identity where self is not included). index and
+  // src have one shape (no larger than out's except along dim); index checked in [0, out.shape[dim]).
+  void (*scatter_reduce)(ScatterReduceOp op, const Tensor& out, int64_t dim, const Tensor& index,
+                         const Tensor& src) = nullptr;
 };
 // [[/book:backend_table]]
 

@@ -15,6 +15,8 @@ struct IndexError : std::runtime_error { using std::runtime_error::runtime_error
 struct ValueError : std::runtime_error { using std::runtime_error::runtime_error; };
 struct TypeError : std::runtime_error { using std::runtime_error::runtime_error; };
 struct RuntimeError : std::runtime_error { using std::runtime_error::runtime_error; };
+// An op this device has no kernel for (Python NotImplementedError, as PyTorch raises for one).
+struct NotImplementedError : std::runtime_error { using std::runtime_error::runtime_error; };
 
 namespace detail {
 inline void append(std::ostringstream&) {}

@@ -21,7 +21,8 @@ namespace {
   X(bmm) X(gather) X(scatter) X(random_uniform) X(random_normal) X(linear) X(linear_backward)             \
   X(cross_entropy) X(cross_entropy_backward) X(add_scaled) X(lerp_scalar) X(index_select) X(optimizer_step) \
   X(pointwise_loss) X(pointwise_loss_backward) X(ctc_loss) X(ctc_loss_backward)   \
-  X(conv2d) X(conv2d_backward) X(max_pool2d) X(avg_pool2d) X(avg_pool2d_backward)
+  X(conv2d) X(conv2d_backward) X(max_pool2d) X(avg_pool2d) X(avg_pool2d_backward)                   \
+  /* api-shape branch */ X(sort) X(scan) X(scatter_reduce)
 
 enum Entry : int {
 #define AK_ENUM(name) k_##name,
@@ -47,6 +48,8 @@ constexpr const char* kUnaryNames[] = {"neg", "abs", "sign", "exp", "log", "log1
                                        "square", "leaky_relu", "elu", "clamp", "erf"};
 constexpr const char* kReduceNames[] = {"sum", "prod", "max", "min", "all", "any"};
 constexpr const char* kLossNames[] = {"mse", "l1", "huber", "smooth_l1", "bce", "bce_with_logits"};
+constexpr const char* kScanNames[] = {"cumprod", "cummax", "cummin", "logcumsumexp"};
+constexpr const char* kScatterReduceNames[] = {"sum", "prod", "amax", "amin"};
 
 constexpr int kMaxOps = 64;  // op slots per entry; an op beyond the name lists shows as "op#N"
 
@@ -71,7 +74,8 @@ int64_t now_ns() {
 template <typename T>
 int op_of(const T& first) {
   if constexpr (std::is_same_v<T, BinaryOp> || std::is_same_v<T, UnaryOp> || std::is_same_v<T, ReduceOp> ||
-                std::is_same_v<T, PointwiseLoss>) {
+                std::is_same_v<T, PointwiseLoss> || std::is_same_v<T, ScanOp> ||
+                std::is_same_v<T, ScatterReduceOp>) {
     return std::clamp(static_cast<int>(first), 0, kMaxOps - 1);
   } else {
     return 0;
@@ -134,6 +138,8 @@ const char* op_name(int entry, int op) {
     case k_reduce: return pick(kReduceNames);
     case k_pointwise_loss:
     case k_pointwise_loss_backward: return pick(kLossNames);
+    case k_scan: return pick(kScanNames);
+    case k_scatter_reduce: return pick(kScatterReduceNames);
     default: return "";
   }
 }

@@ -196,7 +196,9 @@ const Backend kCpuBackend{
     // CTC loss (losses branch)
     ctc_loss, ctc_loss_backward,
     // 2-d convolution and pooling (conv branch)
-    conv2d, conv2d_backward, max_pool2d, avg_pool2d, avg_pool2d_backward};
+    conv2d, conv2d_backward, max_pool2d, avg_pool2d, avg_pool2d_backward,
+    // sorting, scans and scatter reductions (api-shape branch)
+    sort, scan, scatter_reduce};
 
 struct Registrar {
   Registrar() { register_backend(DeviceType::CPU, &kCpuBackend); }

@@ -135,4 +135,12 @@ class StridedLoop {
   std::array<char*, N> base_;
 };
 
+// The view of `t` at index 0 along `dim` with that dim squeezed to size 1: the starts of the
+// rows a kernel along one dim walks (reductions, scans, sort).
+inline Tensor slice0(const Tensor& t, int64_t dim) {
+  Shape shape = t.shape;
+  shape[dim] = 1;
+  return Tensor(t.storage, t.offset, shape, t.strides, t.dtype);
+}
+
 }  // namespace aakaar::cpu

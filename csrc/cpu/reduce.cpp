@@ -132,13 +132,6 @@ void reduce_typed(ReduceOp op, const Tensor& out, const Tensor& in) {
   // [[/book:reduce_loop]]
 }
 
-// The view of `t` at index 0 along `dim` with that dim squeezed to size 1.
-Tensor slice0(const Tensor& t, int64_t dim) {
-  Shape shape = t.shape;
-  shape[dim] = 1;
-  return Tensor(t.storage, t.offset, shape, t.strides, t.dtype);
-}
-
 template <typename T>
 void arg_reduce_typed(bool is_max, const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim) {
   const Tensor in0 = slice0(in, dim);

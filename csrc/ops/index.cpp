@@ -1,11 +1,13 @@
 // Gathering and scattering: index_select, gather/scatter, advanced (tensor)
 // indexing and index assignment, nonzero, cat and stack.
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <numeric>
 #include <string>
 
 #include "autograd/derivatives.h"
+#include "autograd/derivatives_sort_scan.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
@@ -389,6 +391,54 @@ TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim) {
     parts.push_back(unsqueeze(ts[i], dim));
   }
   return cat(parts, dim);
+}
+
+}  // namespace aakaar::ops
+
+// ---- api-shape branch: scatter_reduce ----
+namespace aakaar::ops {
+
+TensorPtr scatter_reduce(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src,
+                         const std::string& reduce, bool include_self) {
+  ScatterReduceOp op;
+  const bool mean = reduce == "mean";
+  if (reduce == "sum" || mean) op = ScatterReduceOp::Sum;
+  else if (reduce == "prod") op = ScatterReduceOp::Prod;
+  else if (reduce == "amax") op = ScatterReduceOp::Amax;
+  else if (reduce == "amin") op = ScatterReduceOp::Amin;
+  else throw RuntimeError(str("reduce argument must be either sum, prod, mean, amax or amin, got ", reduce));
+  AK_CHECK(src->dtype == t->dtype, RuntimeError, "scatter_reduce(): Expected self.dtype to be equal to src.dtype");
+  check_same_device(t, index, "scatter_reduce");
+  check_same_device(t, src, "scatter_reduce");
+  const Backend& b = backend_with(t->device(), backend(t->device()).scatter_reduce != nullptr, "scatter_reduce");
+  TensorPtr idx = scatter_indices(t, dim, index, src, true);
+  TensorPtr out;
+  {
+    autograd::GradModeGuard no_grad(false);  // the copies are part of this op, not recorded
+    out = clone(t);
+    if (!include_self) {  // the touched elements start from the identity, not from self
+      Scalar id = Scalar::from_int(op == ScatterReduceOp::Prod ? 1 : 0);
+      if (op == ScatterReduceOp::Amax || op == ScatterReduceOp::Amin) {
+        const bool fl = is_floating(t->dtype);
+        const bool mx = op == ScatterReduceOp::Amax;
+        id = fl ? Scalar::from_double(mx ? -INFINITY : INFINITY)
+                : (t->dtype == DType::Bool ? Scalar::from_bool(!mx)
+                   : t->dtype == DType::UInt8 ? Scalar::from_int(mx ? 0 : 255)
+                                              : Scalar::from_int(mx ? INT64_MIN : INT64_MAX));
+      }
+      b.scatter(*out, dim, *idx, *full(idx->shape, id, t->dtype, t->device()), false);
+    }
+    if (idx->numel() > 0) b.scatter_reduce(op, *out, dim, *idx, *src);
+    if (mean) {
+      TensorPtr count = full(t->shape, Scalar::from_int(include_self ? 1 : 0), t->dtype, t->device());
+      b.scatter_reduce(ScatterReduceOp::Sum, *count, dim, *idx, *full(idx->shape, Scalar::from_int(1), t->dtype, t->device()));
+      count = masked_fill(count, binary_scalar(BinaryOp::Eq, count, Scalar::from_int(0), false), Scalar::from_int(1));
+      out = binary(is_floating(t->dtype) ? BinaryOp::Div : BinaryOp::FloorDiv, out, count);
+    }
+  }
+  if (is_floating(t->dtype) && autograd::should_record({&t, &src}))
+    autograd::record_scatter_reduce(out, t, dim, idx, src, reduce, include_self);
+  return out;
 }
 
 }  // namespace aakaar::ops

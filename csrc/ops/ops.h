@@ -4,6 +4,7 @@
 // device. Ops never touch memory themselves.
 #pragma once
 #include <optional>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -196,5 +197,23 @@ bool has_internal_overlap(const Tensor& t);
 void check_no_internal_overlap(const TensorPtr& t, const char* op);
 // Whether a and b share bytes of memory (same storage, intersecting extents).
 bool may_overlap(const Tensor& a, const Tensor& b);
+
+// ---- api-shape branch: sorting, scans, scatter reductions ----
+// The device's table, or NotImplementedError naming the device when it lacks the op's (nullable) entry.
+const Backend& backend_with(Device device, bool has_entry, const char* op);
+// (sort_scan.cpp) The values and int64 indices of t sorted along dim (NaN greatest; equal
+// elements keep their order); NotImplementedError on a device without the kernel.
+std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending);
+// The k largest (or smallest) along dim, sorted, with their indices (a partial sort).
+std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim, bool largest);
+// A copy of t reversed along each of dims (torch.flip).
+TensorPtr flip(const TensorPtr& t, const DimList& dims);
+TensorPtr cumprod(const TensorPtr& t, int64_t dim);
+// (values, indices) of the running max (is_max) or min along dim (torch.cummax / cummin).
+std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_max);
+TensorPtr logcumsumexp(const TensorPtr& t, int64_t dim);
+// (index.cpp) torch.scatter_reduce: reduce is "sum", "prod", "mean", "amax" or "amin".
+TensorPtr scatter_reduce(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src,
+                         const std::string& reduce, bool include_self);
 
 }  // namespace aakaar::ops

@@ -85,20 +85,42 @@ bool is_integer_scalar_tensor(py::handle item) {
 TensorPtr index_tensor_from(py::handle item) {
   if (py::isinstance<Tensor>(item)) return item.cast<TensorPtr>();
   // An empty list selects nothing: an empty int64 index (aakaar.tensor([]) would be float32), as in PyTorch.
-  if (py::isinstance<py::list>(item) && py::len(item) == 0) return ops::empty({0}, DType::Int64);
+  if ((py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item)) && py::len(item) == 0)
+    return ops::empty({0}, DType::Int64);
   // Lists (and numpy arrays) of ints or bools become index tensors.
   return py::module_::import("aakaar").attr("tensor")(item).cast<TensorPtr>();
+}
+
+// PyTorch's (and old NumPy's) rule for a list key: x[[[0, 1], [1, 2]]] is x[[0, 1], [1, 2]]. A list
+// shorter than 32 holding a tensor, a sequence, a slice, None or Ellipsis is read as a tuple of
+// indices; any other list (x[[0, 2]]) is one index.
+bool list_reads_as_tuple(py::handle key) {
+  if (!py::isinstance<py::list>(key)) return false;
+  const Py_ssize_t n = PyList_GET_SIZE(key.ptr());
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PyList_GET_ITEM(key.ptr(), i);
+    if (py::isinstance<Tensor>(item) || PySlice_Check(item) || item == Py_Ellipsis || item == Py_None) return true;
+    if (PySequence_Check(item)) return true;
+  }
+  return false;
+}
+
+// A tuple or a NumPy array inside an index is an index tensor, as a list is.
+bool is_sequence_index(py::handle item) {
+  return py::isinstance<py::list>(item) || py::isinstance<py::tuple>(item) || py::isinstance<py::array>(item);
 }
 
 ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
   py::tuple items;
   if (py::isinstance<py::tuple>(key)) items = py::reinterpret_borrow<py::tuple>(key);
+  else if (list_reads_as_tuple(key)) items = py::tuple(py::reinterpret_borrow<py::list>(key));
   else items = py::make_tuple(key);
   // Lists and arrays are converted up front so dims are counted correctly.
   std::vector<py::object> parts;
   int masks = 0, other_advanced = 0;
   for (py::handle item : items) {
-    if (py::isinstance<py::list>(item) || py::isinstance<py::array>(item)) {
+    if (is_sequence_index(item)) {
       parts.push_back(py::cast(index_tensor_from(item)));
       const TensorPtr it = parts.back().cast<TensorPtr>();
       ++(it->dtype == DType::Bool && it->ndim() > 0 ? masks : other_advanced);

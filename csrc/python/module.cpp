@@ -29,6 +29,8 @@ void bind_profiler(py::module_& m) __attribute__((weak));
 void bind_cuda(py::module_& m) __attribute__((weak));
 // Bound in bind_autograd.cpp (Tensor.backward, grad, grad_fn, ...).
 void bind_autograd(py::module_& m) __attribute__((weak));
+// Bound in bind_shape.cpp (sort, scans, scatter_reduce: the api-shape branch); weak like bind_gemm.
+void bind_shape(py::module_& m) __attribute__((weak));
 
 namespace {
 // No silent fallback: an instruction-set variable the library does not honour
@@ -89,6 +91,8 @@ PYBIND11_MODULE(_C, m) {
       PyErr_SetString(dtype_error, e.what());
     } catch (const RuntimeError& e) {
       PyErr_SetString(PyExc_RuntimeError, e.what());
+    } catch (const NotImplementedError& e) {
+      PyErr_SetString(PyExc_NotImplementedError, e.what());
     } catch (const std::bad_alloc&) {
       PyErr_SetString(PyExc_MemoryError, "out of memory");
     }
@@ -172,4 +176,5 @@ PYBIND11_MODULE(_C, m) {
   if (bind_profiler) bind_profiler(m);
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
+  if (bind_shape) bind_shape(m);
 }

@@ -28,6 +28,10 @@ CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "15": ("optimizers", ("optimizer_step",)),
     "16": ("data: gathering batches", ("index_select", "gather", "scatter")),
 }
+# api-shape branch: sorting and the scans are reductions along one dim (chapter 5); scatter_reduce is
+# chapter 16's scatter with another combining op.
+for _chapter, _entries in (("05", ("sort", "scan")), ("16", ("scatter_reduce",))):
+    CHAPTERS[_chapter] = (CHAPTERS[_chapter][0], CHAPTERS[_chapter][1] + _entries)
 OUTSIDE = ("11-13", "Python, checks and the autograd engine (outside kernels)")
 
 
