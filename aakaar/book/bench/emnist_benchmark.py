@@ -43,6 +43,7 @@ from .timing import cap_idle_spinning, spin_caps_in_effect
 
 SIZES = (784, 256, 128, 47)
 MODELS = ("mlp", "cnn")
+EVAL_CHUNK = 1000  # held-out images per forward pass of the CNN
 # The CNN: two 3x3 convolutions (padding 1) with ReLU and 2x2 max pooling, 28 -> 14 -> 7, then two linear layers.
 CNN = "conv 1-32 3x3 pad 1, ReLU, maxpool 2; conv 32-64 3x3 pad 1, ReLU, maxpool 2; flatten; linear 3136-128, ReLU; linear 128-47"
 CNN_SHAPES = ((32, 1, 3, 3), (64, 32, 3, 3), (128, 64 * 7 * 7), (47, 128))  # the weights; each has a bias
@@ -83,8 +84,10 @@ def shown_path(folder: Path) -> str:
 
 
 def benchmark_data(data: str | None = None, split: str = "bymerge", train_size: int = 100_000, seed: int = 0,
-                   synthetic_size: int = 24_000) -> BenchmarkData:
-    """The benchmark's data and a plain description of where it came from (see the module docstring)."""
+                   synthetic_size: int = 24_000, held_out_size: int | None = None) -> BenchmarkData:
+    """The benchmark's data and a plain description of where it came from (see the module docstring).
+    ``held_out_size`` caps the held-out samples (a seeded draw; all of them when None): the CNN's
+    evaluation after every epoch costs far more than the MLP's."""
     train_files, test_files = emnist_files(split, True), emnist_files(split, False)
     folder = find_emnist(train_files + test_files[:2], data)
     rng = np.random.default_rng(seed)
@@ -92,22 +95,27 @@ def benchmark_data(data: str | None = None, split: str = "bymerge", train_size: 
         xtr, ytr = _read_split(folder, split, True)
         xte, yte = _read_split(folder, split, False)
         take = rng.permutation(len(xtr))[:min(train_size, len(xtr))]
-        return BenchmarkData(_flatten(xtr[take]), ytr[take], _flatten(xte), yte, "emnist",
+        test = np.arange(len(xte)) if held_out_size is None else np.sort(rng.permutation(len(xte))[:held_out_size])
+        tested = (f"its {len(xte):,} test samples" if len(test) == len(xte)
+                  else f"{len(test):,} of its {len(xte):,} test samples (seeded draw)")
+        return BenchmarkData(_flatten(xtr[take]), ytr[take], _flatten(xte[test]), yte[test], "emnist",
                              f"EMNIST {split} from {shown_path(folder)}: {len(take):,} of its {len(xtr):,} train samples "
-                             f"(seeded draw, seed {seed}), tested on its {len(xte):,} test samples")
+                             f"(seeded draw, seed {seed}), tested on {tested}")
     folder = find_emnist(test_files[:2], data)
     if folder is not None:
         x, y = _read_split(folder, split, False)
         order = rng.permutation(len(x))
         n_train = min(train_size, len(x) - len(x) // 10)
         tr, te = order[:n_train], order[n_train:]
+        if held_out_size is not None:
+            te = te[:held_out_size]
         return BenchmarkData(_flatten(x[tr]), y[tr], _flatten(x[te]), y[te], "emnist",
                              f"EMNIST {split} test split from {shown_path(folder)} (its train files are not there): a seeded "
                              f"split (seed {seed}) of its {len(x):,} samples into {len(tr):,} train and {len(te):,} "
                              "held out")
     from .synthetic_glyphs import synthetic_glyphs
 
-    n_test = synthetic_size // 6
+    n_test = synthetic_size // 6 if held_out_size is None else min(held_out_size, synthetic_size // 6)
     x, y = synthetic_glyphs(synthetic_size + n_test, seed)
     return BenchmarkData(_flatten(x[:synthetic_size]), y[:synthetic_size], _flatten(x[synthetic_size:]),
                          y[synthetic_size:], "synthetic",
@@ -215,7 +223,9 @@ def torch_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str
 def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, to_device: Callable, no_grad: Callable,
                 d: BenchmarkData, shape: tuple[int, ...] = (SIZES[0],)) -> Contestant:
     """The training step and the held-out evaluation, written once: aakaar and PyTorch share every name used.
-    ``shape`` is one sample's (the rows of pixels are reshaped to images for the CNN, without a copy)."""
+    ``shape`` is one sample's (the rows of pixels are reshaped to images for the CNN, without a copy). The
+    CNN is evaluated in chunks: its first feature maps of all held-out images at once would take gigabytes."""
+    chunk = len(d.x_test) if len(shape) == 1 else EVAL_CHUNK
     x, y = to_device(d.x_train.reshape(-1, *shape)), to_device(d.y_train)
     xt, yt = to_device(d.x_test.reshape(-1, *shape)), to_device(d.y_test)
 
@@ -226,14 +236,21 @@ def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, to_device: C
         opt.step()
         return loss.item()
 
+    def logits_of_chunks() -> Any:
+        for i in range(0, len(d.x_test), chunk):
+            yield model(xt[i:i + chunk]), yt[i:i + chunk]
+
     def accuracy() -> tuple[float, float]:
+        correct, loss_sum = 0.0, 0.0
         with no_grad():
-            logits = model(xt)
-            return float((logits.argmax(dim=1) == yt).float().mean().item()), float(loss_fn(logits, yt).item())
+            for logits, labels in logits_of_chunks():
+                correct += float((logits.argmax(dim=1) == labels).float().sum().item())
+                loss_sum += float(loss_fn(logits, labels, reduction="sum").item())
+        return correct / len(d.x_test), loss_sum / len(d.x_test)
 
     def predict() -> np.ndarray:
         with no_grad():
-            return model(xt).argmax(dim=1).cpu().numpy()
+            return np.concatenate([logits.argmax(dim=1).cpu().numpy() for logits, _ in logits_of_chunks()])
 
     return Contestant(name, step, accuracy, lambda: [p.detach().cpu().numpy().copy() for p in model.parameters()],
                       predict)
@@ -315,7 +332,7 @@ def train_epochs(contestants: list[Contestant], orders: list[list[np.ndarray]], 
 def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int | Sequence[int] = 1,
         optimizers=("sgd", "adam"), seed: int | Sequence[int] = 0, train_size: int = 100_000, check_steps: int = 300,
         progress: bool = True, synthetic_size: int = 24_000, profile: bool = False, device: str = "cpu",
-        model: str = "mlp", note: str | None = None) -> dict:
+        model: str = "mlp", note: str | None = None, held_out_size: int | None = None) -> dict:
     """The benchmark: for every thread count, seed and optimizer, aakaar and PyTorch's three variants train
     ``epochs`` epochs of ``model`` ("mlp" or "cnn") from the seed's initial weights on the seed's batch order
     (the data split is the first seed's). Returns everything measured (see :func:`write_outputs` for the files)."""
@@ -329,7 +346,8 @@ def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int 
     check_device(device, torch)
     thread_counts = [threads] if isinstance(threads, int) else list(threads)
     seeds = [seed] if isinstance(seed, int) else list(seed)
-    d = benchmark_data(data, train_size=train_size, seed=seeds[0], synthetic_size=synthetic_size)
+    d = benchmark_data(data, train_size=train_size, seed=seeds[0], synthetic_size=synthetic_size,
+                       held_out_size=held_out_size)
     print(f"data: {d.description}")
     results: dict[str, Any] = {"runs": [], "first_steps": {}, "profile": {}}
     bar = None
@@ -576,6 +594,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--threads", type=_int_list, default=[1], help="thread counts, e.g. 1 or 1,2 (each measured)")
     p.add_argument("--optimizer", default="sgd,adam", help="comma-separated: sgd, adam")
     p.add_argument("--train-size", type=int, default=100_000, help="train samples (a seeded draw)")
+    p.add_argument("--held-out", type=int, default=None,
+                   help="held-out samples evaluated after each epoch (a seeded draw; default: all of them)")
     p.add_argument("--synthetic-size", type=int, default=24_000,
                    help="train samples of the synthetic stand-in, used only when no EMNIST is found")
     p.add_argument("--seed", type=_int_list, default=[0],
@@ -593,6 +613,8 @@ def main(argv: list[str] | None = None) -> None:
     bad = [o for o in optimizers if o not in OPTIMIZERS]
     if bad or not optimizers:
         p.error(f"--optimizer: unknown {bad or optimizers}; choose from {', '.join(OPTIMIZERS)}")
+    if args.held_out is not None and args.held_out < 1:
+        p.error("--held-out must be at least 1")
     for name in ("epochs", "batch", "train_size", "synthetic_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -603,7 +625,7 @@ def main(argv: list[str] | None = None) -> None:
         cap_idle_spinning("aakaar.book.bench.emnist_benchmark", sys.argv[1:] if argv is None else argv)
     results = run(args.data, args.epochs, args.batch, args.threads, optimizers, args.seed, args.train_size,
                   args.check_steps, not args.no_progress, args.synthetic_size, args.profile, args.device, args.model,
-                  args.note)
+                  args.note, args.held_out)
     print("wrote", ", ".join(write_outputs(results, args.json)))
 
 
