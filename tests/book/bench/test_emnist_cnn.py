@@ -11,7 +11,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("matplotlib")
 
 from aakaar.book.bench import emnist_benchmark as eb  # noqa: E402
-from aakaar.book.bench.emnist_profile import layer_matmul_flops, matmul_flops  # noqa: E402
+from aakaar.book.bench.emnist_profile import layer_matmul_flops, matmul_flops, share_line  # noqa: E402
 from aakaar.data import emnist  # noqa: E402
 
 
@@ -77,7 +77,7 @@ def test_a_short_cnn_run_trains_alike_and_says_it_was_the_cnn(no_emnist, tmp_pat
     assert json.loads(path.read_text())["note"] == "a test run"
 
 
-def test_the_cnn_profile_counts_its_convolutions_as_matrix_products(no_emnist):
+def test_the_cnn_profile_counts_its_convolutions_as_matrix_products(no_emnist, tmp_path):
     per_sample = eb.forward_flops_per_sample("cnn")
     assert per_sample[0] == 2 * 32 * 9 * 28 * 28 and per_sample[1] == 2 * 64 * 32 * 9 * 14 * 14
     assert eb.forward_flops_per_sample("mlp") == [2 * 784 * 256, 2 * 256 * 128, 2 * 128 * 47]
@@ -88,6 +88,14 @@ def test_the_cnn_profile_counts_its_convolutions_as_matrix_products(no_emnist):
     assert {"conv2d", "conv2d_backward", "max_pool2d"} <= {r["entry"].split("/")[0] for r in p["rows"]}
     assert p["chapters"]["13b"]["share"] > 0
     assert p["gemm_floor"]["matmul_gflop"] == pytest.approx(layer_matmul_flops(per_sample, 64) / 1e9)
+    # chapter 13b's line in its "In the library" box reads the CNN's committed profile, not the MLP's
+    path = tmp_path / "cnn.json"
+    eb.write_outputs(results, str(path))
+    line = share_line("13b", path=str(path))
+    assert f"{p['chapters']['13b']['share']:.1%}" in line and "the EMNIST benchmark's CNN" in line
+    assert "`conv2d`, `conv2d_backward`, `max_pool2d`" in line
+    with pytest.raises(FileNotFoundError, match="--model cnn --profile"):
+        share_line("13b", path=str(tmp_path / "none.json"))
 
 
 def test_an_unknown_model_is_refused_on_the_command_line(capsys):
