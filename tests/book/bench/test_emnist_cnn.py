@@ -12,15 +12,7 @@ pytest.importorskip("matplotlib")
 
 from aakaar.book.bench import emnist_benchmark as eb  # noqa: E402
 from aakaar.book.bench.emnist_profile import layer_matmul_flops, matmul_flops, share_line  # noqa: E402
-from aakaar.data import emnist  # noqa: E402
-
-
-@pytest.fixture
-def no_emnist(tmp_path, monkeypatch):
-    monkeypatch.setenv("AAKAAR_DATA", str(tmp_path / "empty"))
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.setattr(emnist, "SHARED_DIR", tmp_path / "no-shared")
-    return tmp_path
+from test_emnist_benchmark import no_emnist  # noqa: E402,F401  (the fixture: no EMNIST anywhere)
 
 
 def test_the_mlp_weights_are_drawn_as_before_and_the_cnn_like_torch_defaults():
@@ -102,3 +94,10 @@ def test_an_unknown_model_is_refused_on_the_command_line(capsys):
     with pytest.raises(SystemExit):
         eb.main(["--model", "rnn"])
     assert "invalid choice: 'rnn'" in capsys.readouterr().err
+
+
+def test_the_held_out_part_can_be_capped(no_emnist):
+    d = eb.benchmark_data(synthetic_size=120, held_out_size=7)
+    assert d.x_test.shape == (7, 784) and "120 train and 7 held-out glyphs" in d.description
+    with pytest.raises(SystemExit):
+        eb.main(["--held-out", "0"])
