@@ -16,6 +16,12 @@ fi
 # The committed require.js configuration may have changed since the vendor folder was filled.
 cp book/_assets/widgets-requirejs-config.js book/_vendor/widgets-requirejs-config.js
 
+# One build at a time: two builds writing book/_build/.jupyter_cache at once corrupt it
+# (jupyter-cache fails with FileExistsError half-way); a second build waits for the first.
+mkdir -p book/_build
+exec 9>book/_build/.build.lock
+flock 9
+
 start=$(date +%s)
 jupyter-book build book --all -W -n --keep-going "$@"
 echo "build_book: site written to book/_build/html in $(( $(date +%s) - start )) s"

@@ -13,8 +13,8 @@ ordinary ops on a device without them):
   ``binary_cross_entropy`` and ``binary_cross_entropy_with_logits``:
   ``_C.pointwise_loss``, when neither the target nor a weight needs a gradient;
 * ``ctc_loss``: ``_C.ctc_loss``, the alpha recursion in log space forward and
-  the beta recursion backward (no composite: a device without the kernel raises
-  NotImplementedError).
+  the beta recursion backward (the CPU's and CUDA's kernels; no composite: a device
+  without the kernel raises NotImplementedError).
 
 Every fused node can be differentiated twice (``create_graph=True``): its backward is
 written with recorded ops then, so a gradient of a gradient matches PyTorch's

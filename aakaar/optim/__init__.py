@@ -8,7 +8,8 @@ SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam and Adadelta (fused.py)
 Rprop, ASGD and Adafactor (fused_extra.py), and Lion and LAMB (fused_extra.py; not in
 torch.optim: as their papers define them) update all the parameters of a group in
 one native call: one fused multi-tensor kernel, vectorised and threaded
-(csrc/cpu/fused/optimizer.cpp, optimizer_layerwise.cpp). LBFGS (lbfgs.py) and Muon
+(csrc/cpu/fused/optimizer.cpp, optimizer_layerwise.cpp; on "cuda" a multi-tensor launch
+per up to 24 parameters, csrc/cuda/optimizer_ops.cu, with the CPU's bits). LBFGS (lbfgs.py) and Muon
 (muon.py) are Python over aakaar tensors, as PyTorch's are: their work is dot products
 on the flat parameter vector (LBFGS) and matrix products (Muon's Newton–Schulz
 iteration), each a native call.

@@ -10,7 +10,8 @@ threaded above a size threshold, in float32 or float64, contiguous or not.
 ``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
 nothing: every step here is already fused and multi-tensor (PyTorch's ``fused=True``
 in spirit, PyTorch's single-tensor arithmetic in its order of operations).
-``capturable=`` and ``differentiable=`` are accepted when False (the default).
+``capturable=`` and ``differentiable=`` are accepted when False (the default). ``lr`` may be a
+one-element tensor, as in PyTorch: each step reads its value, and a scheduler fills it in place.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from typing import Any, Callable, Iterable
 from .. import _C
 from .._C import Tensor
 from ..creation import full_like, zeros_like
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr
 
 __all__ = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta"]
 
@@ -29,6 +30,7 @@ K = _C.OptimizerKind
 
 
 def _check_nonnegative(**values: float) -> None:
+    check_tensor_lr(values.get("lr"))
     names = {"lr": "learning rate", "eps": "epsilon value"}
     for name, v in values.items():
         if not 0.0 <= v:

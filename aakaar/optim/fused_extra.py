@@ -21,6 +21,7 @@ from .. import _C
 from .._C import Tensor
 from ..creation import full_like, zeros_like
 from .fused import K, Params, _check_betas, _check_nonnegative, _check_unsupported, _Fused, _new_step, _step_counter
+from .optimizer import check_tensor_lr
 
 __all__ = ["Rprop", "ASGD", "Lion", "LAMB", "Adafactor"]
 
@@ -167,6 +168,7 @@ class Adafactor(_Fused):
     def __init__(self, params: Params, lr: float = 1e-2, beta2_decay: float = -0.8,
                  eps: tuple[float | None, float] = (None, 1e-3), d: float = 1.0, weight_decay: float = 0.0, *,
                  foreach: bool | None = None, maximize: bool = False) -> None:
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         if not 0.0 >= beta2_decay:

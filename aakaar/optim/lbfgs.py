@@ -20,7 +20,7 @@ import numpy as np
 from .. import _C
 from .._C import Tensor
 from ..autograd import enable_grad, no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr
 
 __all__ = ["LBFGS"]
 
@@ -146,6 +146,7 @@ class LBFGS(Optimizer):
     def __init__(self, params: Any, lr: float = 1, max_iter: int = 20, max_eval: int | None = None,
                  tolerance_grad: float = 1e-7, tolerance_change: float = 1e-9, history_size: int = 100,
                  line_search_fn: str | None = None) -> None:
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Invalid learning rate: {lr}")
         if max_eval is None:

@@ -42,6 +42,7 @@ from bisect import bisect_right
 from collections import Counter
 from typing import Any, Callable, Iterable, Sequence, SupportsFloat
 
+from .._C import Tensor
 from .optimizer import Optimizer
 
 __all__ = ["LRScheduler", "LambdaLR", "MultiplicativeLR", "StepLR", "MultiStepLR", "ConstantLR", "LinearLR",
@@ -73,7 +74,21 @@ def _per_group(name: str, optimizer: Optimizer, value: Any) -> list[Any]:
 
 
 def _group_lrs(optimizer: Optimizer) -> list[float]:
-    return [group["lr"] for group in optimizer.param_groups]
+    """Each group's lr; a tensor lr is cloned, so the list does not change when the scheduler fills it."""
+    return [_copy(group["lr"]) for group in optimizer.param_groups]
+
+
+def _copy(value: Any) -> Any:
+    return value.clone() if isinstance(value, Tensor) else value
+
+
+def _set_group_value(group: dict[str, Any], key: str, value: Any) -> None:
+    """group[key] = value, except that a tensor (a tensor lr) is filled in place, as PyTorch does, so
+    whoever holds that tensor sees the new value."""
+    if isinstance(group[key], Tensor):
+        group[key].fill_(float(value))
+    else:
+        group[key] = value
 
 
 def _mark_stepped(optimizer: Optimizer, args: Any, kwargs: Any) -> None:
@@ -129,13 +144,13 @@ class LRScheduler:
             # setdefault, not assignment: a second scheduler on the same optimizer, or one built on an optimizer
             # loaded from a checkpoint, keeps the original lr as its base.
             for group in optimizer.param_groups:
-                group.setdefault("initial_lr", group["lr"])
+                group.setdefault("initial_lr", _copy(group["lr"]))
         else:
             for i, group in enumerate(optimizer.param_groups):
                 if "initial_lr" not in group:
                     raise KeyError(f"param 'initial_lr' is not specified in param_groups[{i}] when resuming "
                                    "scheduler with last_epoch >= 0 (load the optimizer's state dict first)")
-        self.base_lrs: list[float] = [group["initial_lr"] for group in optimizer.param_groups]
+        self.base_lrs: list[float] = [_copy(group["initial_lr"]) for group in optimizer.param_groups]
         self.last_epoch = last_epoch
         _track_optimizer_steps(optimizer)
         self._initial_step()
@@ -202,7 +217,7 @@ class LRScheduler:
         finally:
             self._in_step = False
         for group, lr in zip(self.optimizer.param_groups, lrs):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _group_lrs(self.optimizer)
 
     def _has_closed_form(self) -> bool:
@@ -521,7 +536,7 @@ class CosineAnnealingWarmRestarts(LRScheduler):
         finally:
             self._in_step = False
         for group, lr in zip(self.optimizer.param_groups, lrs):
-            group["lr"] = lr
+            _set_group_value(group, "lr", lr)
         self._last_lr = _group_lrs(self.optimizer)
 
     def _seek(self, epoch: float) -> None:
@@ -585,7 +600,7 @@ class CyclicLR(LRScheduler):
         base_lrs = _per_group("base_lr", optimizer, base_lr)
         if last_epoch == -1:
             for group, lr in zip(optimizer.param_groups, base_lrs):
-                group["lr"] = lr
+                _set_group_value(group, "lr", lr)
         self.max_lrs = _per_group("max_lr", optimizer, max_lr)
 
         up = float(step_size_up)
@@ -805,7 +820,7 @@ class SequentialLR(_Composite):
         self.last_epoch = last_epoch + 1
         self.optimizer = optimizer
         for group in optimizer.param_groups:
-            group["lr"] = group["initial_lr"]
+            _set_group_value(group, "lr", group["initial_lr"])
         self._undo_initial_steps(self)
         first = self._schedulers[bisect_right(self._milestones, 0)]
         first._initial_step()
@@ -958,7 +973,7 @@ class ReduceLROnPlateau(LRScheduler):
             old = float(group["lr"])
             new = max(old * self.factor, floor)
             if old - new > self.eps:
-                group["lr"] = new
+                _set_group_value(group, "lr", new)
 
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         super().load_state_dict(state_dict)

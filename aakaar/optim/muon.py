@@ -23,7 +23,7 @@ from .._C import Tensor
 from ..autograd import no_grad
 from ..creation import zeros_like
 from .fused import Params
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_tensor_lr
 
 __all__ = ["Muon"]
 
@@ -81,6 +81,7 @@ class Muon(Optimizer):
                  nesterov: bool = True,
                  ns_coefficients: tuple[float, float, float] = (DEFAULT_A, DEFAULT_B, DEFAULT_C),
                  eps: float = EPS, ns_steps: int = DEFAULT_NS_STEPS, adjust_lr_fn: str | None = None) -> None:
+        check_tensor_lr(lr)
         if not 0.0 <= lr:
             raise ValueError(f"Learning rate should be >= 0 but is: {lr}")
         if not 0.0 <= momentum:

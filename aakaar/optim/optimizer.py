@@ -379,3 +379,10 @@ def _with_step_hooks(step: Callable) -> Callable:
     wrapper.__doc__ = step.__doc__
     wrapper._with_hooks = True  # type: ignore[attr-defined]
     return wrapper
+
+
+def check_tensor_lr(lr: Any) -> None:
+    """A learning rate may be a one-element tensor, as in PyTorch: a scheduler then fills it in place
+    and each step reads its value. Any other tensor is a ValueError."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")

@@ -87,10 +87,12 @@ struct Coef {
 
 // torch.lerp(a, b, w): from the end nearer to w, exact at w = 0 and w = 1. PyTorch's
 // vectorised kernel rounds the multiply-add once (fmadd); where the loops are built with
-// FMA (cpu/fused/optimizer_avx2.cpp, _avx512.cpp, which contract nothing else) so do we.
+// FMA (cpu/fused/optimizer_avx2.cpp, _avx512.cpp, which contract nothing else) so do we;
+// so do the CUDA kernels (cuda/optimizer_ops.cu: a GPU has FMA), and, to match them bit
+// for bit, every loop of an emulator build (std::fma is exact on any CPU).
 template <typename T>
 AK_HD T lerp(const Coef<T>& c, T a, T b) {
-#if defined(__FMA__)
+#if defined(__FMA__) || defined(__CUDACC__) || defined(AAKAAR_CUDA_EMULATOR)
   return c.lerp_from_start ? std::fma(c.lerp_w, b - a, a) : std::fma(-c.lerp_rest, b - a, b);
 #else
   return c.lerp_from_start ? a + c.lerp_w * (b - a) : b - (b - a) * c.lerp_rest;

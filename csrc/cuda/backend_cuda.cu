@@ -24,11 +24,22 @@ void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 namespace {
 
-// No fused kernels yet: their entries stay null, so linear, cross_entropy and
-// the add/lerp with a scale compose the primitives above on this device.
-const Backend kCudaBackend{allocate_storage, copy,    fill,   binary,  unary,          where,        reduce,
-                           arg_reduce,       softmax, cumsum, bmm,     gather,         scatter,      random_uniform,
-                           random_normal};
+// The fused kernels this device has: the losses and the optimizer step. The others
+// (linear, add/lerp with a scale, ...) stay null, and their ops compose the primitives.
+Backend make_table() {
+  Backend b{allocate_storage, copy,    fill,   binary,  unary,          where,        reduce,
+            arg_reduce,       softmax, cumsum, bmm,     gather,         scatter,      random_uniform,
+            random_normal};
+  b.cross_entropy = cross_entropy;
+  b.cross_entropy_backward = cross_entropy_backward;
+  b.optimizer_step = optimizer_step;
+  b.pointwise_loss = pointwise_loss;
+  b.pointwise_loss_backward = pointwise_loss_backward;
+  b.ctc_loss = ctc_loss;
+  b.ctc_loss_backward = ctc_loss_backward;
+  return b;
+}
+const Backend kCudaBackend = make_table();
 
 struct Registrar {
   Registrar() {

@@ -33,6 +33,27 @@ void cumsum(const Tensor& out, const Tensor& in, int64_t dim);
 void random_uniform(const Tensor& out, uint64_t seed, uint64_t offset, double low, double high);
 void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mean, double std);
 
+// optimizer_ops.cu: every OptimizerKind, many parameters per launch.
+void optimizer_step(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states);
+
+// loss_ops.cu
+void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total, const Tensor& x,
+                   const Tensor& t, Reduction r, const CrossEntropyOptions& o);
+void cross_entropy_backward(const Tensor& grad, const Tensor& g, const Tensor& t, const Tensor& e, const Tensor& inv,
+                            const Tensor& total, Reduction r, const CrossEntropyOptions& o);
+void pointwise_loss(PointwiseLoss kind, const Tensor& loss, const Tensor* aux, const Tensor& x, const Tensor& t,
+                    const Tensor* weight, const Tensor* pos_weight, double param, Reduction r);
+void pointwise_loss_backward(PointwiseLoss kind, const Tensor& grad_x, const Tensor& g, const Tensor* aux,
+                             const Tensor& x, const Tensor& t, const Tensor* weight, const Tensor* pos_weight,
+                             double param, Reduction r);
+
+// ctc_ops.cu
+void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_probs, const Tensor& targets,
+              const CtcLossArgs& a);
+void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
+                       const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a);
+
 // backend_cuda.cu
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
 

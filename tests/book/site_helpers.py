@@ -41,3 +41,24 @@ def open_page(browser, url):
     page.goto(url, wait_until="load")
     page.wait_for_load_state("networkidle")
     return page, problems
+
+
+def check_widget_chapter(browser, site_url, name, widget_selector, interact):
+    """Open chapter `name` of the built site: its maths typeset, every embedded widget view rendered,
+    `interact(page)` drives the chapter's widget `widget_selector`, a screenshot goes to SHOTS, and no
+    console error, failed or outside request happened on the way."""
+    page, problems = open_page(browser, f"{site_url}/{name}.html")
+    try:
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
+        assert page.locator("mjx-container").count() > 0, "no maths typeset"
+        assert page.locator(".math:not(:has(mjx-container))").count() == 0, "some maths left as raw TeX"
+        page.wait_for_selector(widget_selector, timeout=30_000)
+        views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
+        assert page.locator(".ak-widget").count() == views >= 1
+        interact(page)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / f"{name}.png"))
+        assert problems == [], "\n".join(problems)
+    finally:
+        page.close()

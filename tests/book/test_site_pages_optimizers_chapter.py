@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from site_helpers import SHOTS, open_page
+from site_helpers import check_widget_chapter
 
 pytestmark = pytest.mark.xdist_group("book-site")
 
@@ -37,18 +37,4 @@ def interact_trajectories(page):
 
 @pytest.mark.slow
 def test_optimizers_chapter_works_offline_in_chromium(chromium, site_url):
-    page, problems = open_page(chromium, f"{site_url}/{NAME}.html")
-    try:
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
-        assert page.locator("mjx-container").count() > 0, "no maths typeset"
-        assert page.locator(".math:not(:has(mjx-container))").count() == 0, "some maths left as raw TeX"
-        page.wait_for_selector(".ak-trajectory-explorer", timeout=30_000)
-        views = page.locator('script[type="application/vnd.jupyter.widget-view+json"]').count()
-        assert page.locator(".ak-widget").count() == views >= 1
-        interact_trajectories(page)
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / f"{NAME}.png"))
-        assert problems == [], "\n".join(problems)
-    finally:
-        page.close()
+    check_widget_chapter(chromium, site_url, NAME, ".ak-trajectory-explorer", interact_trajectories)

@@ -6,6 +6,7 @@ times, are what to read), medians of batches of calls queued back to back (see t
     against torch.mm with TF32 off (cuBLAS SGEMM), when torch with CUDA is installed;
   * elementwise add / exp and the sum reduction in GB/s against cudaMemcpy
     device-to-device on the same bytes (the bandwidth ceiling);
+  * the fused kernels (optimizer steps, cross-entropy, MSE, CTC) against torch's (bench_fused);
   * the EMNIST-shaped training step of aakaar.book.bench.train_step (784-256-128-47 MLP,
     cross-entropy, SGD with momentum; random batches) on the device, against torch's
     best SGD on the same device, after checking that both follow the same losses.
@@ -117,6 +118,91 @@ def bench_train_step(batch: int, reps: int) -> dict:
     return res
 
 
+def _torch_cuda():
+    try:
+        import torch
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+def bench_fused(reps: int, scale: int = 1) -> dict:
+    """The fused kernels of csrc/cuda (optimizer_ops.cu, loss_ops.cu, ctc_ops.cu) against torch's
+    on the same device: an Adam and an SGD-with-momentum step over a model's worth of parameters
+    (torch's fused=True steps), cross-entropy, MSE and CTC, forward and backward. `scale` shrinks the sizes
+    (the emulator tries the aakaar side with scale 64)."""
+    import numpy as np
+
+    import aakaar.nn.functional as F
+    from aakaar import optim
+
+    torch = _torch_cuda()
+    rng = np.random.default_rng(0)
+    out = {}
+
+    def report(name: str, cases: dict) -> None:
+        med = interleave(cases, reps)
+        res = {"seconds": med}
+        line = f"{name}: aakaar {med['aakaar'] * 1e6:.0f} us"
+        if "torch" in med:
+            res["ratio"] = med["aakaar"] / med["torch"]
+            line += f", torch {med['torch'] * 1e6:.0f} us, ratio {res['ratio']:.2f}"
+        print(line, flush=True)
+        out[name] = res
+
+    # A model's parameters: 40 tensors, 4M elements each over the scale, plus their biases.
+    shapes = [(2048 // scale, 2048)] * 40 + [(2048,)] * 40
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in shapes]
+    for name, make, tmake in (("adam", lambda ps: optim.Adam(ps, lr=1e-3),
+                               lambda ps: torch.optim.Adam(ps, lr=1e-3, fused=True)),
+                              ("sgd_momentum", lambda ps: optim.SGD(ps, lr=1e-3, momentum=0.9),
+                               lambda ps: torch.optim.SGD(ps, lr=1e-3, momentum=0.9, fused=True))):
+        ps = [aakaar.tensor(a).to("cuda").requires_grad_() for a in arrays]
+        for p in ps:
+            p.grad = aakaar.ones_like(p)
+        opt = make(ps)
+        cases = {"aakaar": opt.step}
+        if torch is not None:
+            tps = [torch.tensor(a, device="cuda", requires_grad=True) for a in arrays]
+            for p in tps:
+                p.grad = torch.ones_like(p)
+            cases["torch"] = tmake(tps).step
+        report(f"optimizer {name}, {sum(a.size for a in arrays) / 1e6:.0f}M parameters", cases)
+
+    N, C = 4096 // scale, 1000
+    x_np, t_np = rng.standard_normal((N, C)).astype(np.float32), rng.integers(0, C, N)
+    x, t = aakaar.tensor(x_np).to("cuda").requires_grad_(), aakaar.tensor(t_np).to("cuda")
+    cases = {"aakaar": lambda: F.cross_entropy(x, t, label_smoothing=0.1).backward()}
+    if torch is not None:
+        tx = torch.tensor(x_np, device="cuda", requires_grad=True)
+        tt = torch.tensor(t_np, device="cuda")
+        cases["torch"] = lambda: torch.nn.functional.cross_entropy(tx, tt, label_smoothing=0.1).backward()
+    report(f"cross_entropy {N}x{C} forward+backward", cases)
+
+    n = (1 << 24) // scale
+    a_np, b_np = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    a, b = aakaar.tensor(a_np).to("cuda").requires_grad_(), aakaar.tensor(b_np).to("cuda")
+    cases = {"aakaar": lambda: F.mse_loss(a, b).backward()}
+    if torch is not None:
+        ta, tb = torch.tensor(a_np, device="cuda", requires_grad=True), torch.tensor(b_np, device="cuda")
+        cases["torch"] = lambda: torch.nn.functional.mse_loss(ta, tb).backward()
+    report(f"mse_loss {n} forward+backward", cases)
+
+    T, B, K, S = 200 // min(scale, 10), 32 // min(scale, 8), 30, 40 // min(scale, 8)
+    logits = rng.standard_normal((T, B, K))
+    lp_np = (logits - np.log(np.exp(logits).sum(-1, keepdims=True))).astype(np.float32)
+    tg_np = rng.integers(1, K, (B, S))
+    lens_in, lens_tg = [T] * B, [S] * B
+    lp, tg = aakaar.tensor(lp_np).to("cuda").requires_grad_(), aakaar.tensor(tg_np).to("cuda")
+    cases = {"aakaar": lambda: F.ctc_loss(lp, tg, lens_in, lens_tg).backward()}
+    if torch is not None:
+        tlp = torch.tensor(lp_np, device="cuda", requires_grad=True)
+        ttg = torch.tensor(tg_np, device="cuda")
+        cases["torch"] = lambda: torch.nn.functional.ctc_loss(tlp, ttg, lens_in, lens_tg).backward()
+    report(f"ctc_loss T={T} N={B} C={K} S={S} forward+backward", cases)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gemm", type=int, default=4096)
@@ -131,6 +217,7 @@ def main() -> None:
     result["gemm"] = bench_gemm(args.gemm, args.reps)
     result["bandwidth"] = [bench_bandwidth(n, args.reps) for n in args.n]
     result["train_step"] = [bench_train_step(batch, args.reps) for batch in (64, 1024)]
+    result["fused"] = bench_fused(args.reps)
     print(json.dumps(result))
     if args.json:
         with open(args.json, "w") as f:
