@@ -1,5 +1,5 @@
 """Chapter 13b's check cells name the likely mistake: a flipped kernel, a missing bias or padding, the
-columns of im2col transposed or in the wrong order, the input gradient with an unturned kernel, a
+dilation ignored, the columns of im2col transposed or in the wrong order, the input gradient with an unturned kernel, a
 mean for a sum. Each typical wrong answer runs through the real check cell of
 solutions/13b-convolutions.ipynb, in-process."""
 from __future__ import annotations
@@ -47,6 +47,17 @@ WRONG = [
      "    p = ((0, 0), (0, 0), (padding, padding), (padding, padding))\n"
      "    return library_conv(np.pad(x, p, mode='edge'), w, b, stride, 0)",
      "the border is wrong"),
+    ("13b.1", "dilation ignored",
+     "def conv2d_naive(x, w, b=None, stride=1, padding=0, dilation=1):\n"
+     "    return library_conv(x, w, b, stride, padding)",
+     "the dilation is ignored"),
+    ("13b.1", "adjacent taps",
+     "def conv2d_naive(x, w, b=None, stride=1, padding=0, dilation=1):\n"
+     "    span = dilation * (w.shape[2] - 1) + 1\n"
+     "    y = library_conv(x, w, b, stride, padding)\n"
+     "    n = (x.shape[2] + 2 * padding - span) // stride + 1\n"
+     "    return y[:, :, :n, :n]",
+     "the taps are adjacent"),
     ("13b.2", "transposed", COLS + "def im2col(x, kH, kW, stride=1, padding=0):\n"
      "    c = _cols(x, kH, kW, stride, padding)\n"
      "    return c.reshape(len(x), -1, c.shape[-2] * c.shape[-1]).transpose(0, 2, 1)",
