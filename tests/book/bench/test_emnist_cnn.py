@@ -21,12 +21,13 @@ def test_the_mlp_weights_are_drawn_as_before_and_the_cnn_like_torch_defaults():
     assert all(np.array_equal(a, b) for a, b in zip(mlp, eb.initial_weights(0, "mlp")))
     cnn = eb.initial_weights(0, "cnn")
     assert [w.shape for w in cnn] == [(32, 1, 3, 3), (32,), (64, 32, 3, 3), (64,), (128, 3136), (128,), (47, 128), (47,)]
-    # torch's Conv2d and Linear defaults draw from U(+-1/sqrt(fan_in)); the copies come close to the bounds
-    model = torch.nn.Sequential(torch.nn.Conv2d(1, 32, 3), torch.nn.Conv2d(32, 64, 3), torch.nn.Linear(3136, 128),
-                                torch.nn.Linear(128, 47))
-    for ours, theirs in zip(cnn, model.parameters()):
-        bound = theirs.detach().abs().max().item()
-        assert np.abs(ours).max() <= bound * 1.05 and np.abs(ours).max() >= bound * 0.8
+    # torch's Conv2d and Linear defaults draw weight and bias from U(+-1/sqrt(fan_in)), as the copies are drawn
+    torch.manual_seed(0)
+    layers = [torch.nn.Conv2d(1, 32, 3), torch.nn.Conv2d(32, 64, 3), torch.nn.Linear(3136, 128), torch.nn.Linear(128, 47)]
+    for layer, w, b in zip(layers, cnn[0::2], cnn[1::2]):
+        bound = 1 / np.sqrt(np.prod(w.shape[1:]))
+        assert layer.weight.abs().max().item() <= bound and layer.bias.abs().max().item() <= bound
+        assert np.abs(w).max() <= bound and np.abs(b).max() <= bound and np.abs(w).max() > 0.9 * bound
     with pytest.raises(ValueError, match="model must be one of"):
         eb.initial_weights(0, "rnn")
 
