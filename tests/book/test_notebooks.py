@@ -12,7 +12,7 @@ import pytest
 from aakaar.book.exercises.notebooks import check_cells, exercise_ids, make_exercise_notebook, read_notebook
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-SOLUTIONS = sorted((REPO / "solutions").glob("[0-9][0-9]-*.ipynb"))
+SOLUTIONS = sorted((REPO / "solutions").glob("[0-9][0-9]*-*.ipynb"))
 
 
 def execute(nb: dict, need_module) -> dict[str, tuple[str, str]]:

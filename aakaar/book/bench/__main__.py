@@ -9,7 +9,7 @@ import importlib
 import sys
 
 PROGRAMS = {
-    "emnist": ("emnist_benchmark", "train an MLP on EMNIST: aakaar against PyTorch's default, foreach and fused"),
+    "emnist": ("emnist_benchmark", "train an MLP (or --model cnn) on EMNIST: aakaar against PyTorch's default, foreach and fused"),
     "train_step": ("train_step", "one EMNIST-shaped training step against PyTorch's fused SGD"),
     "optim_step": ("optim_step", "one optimizer step over an MLP's parameters against PyTorch's three variants"),
     "conv": ("conv", "conv2d and max_pool2d forward and backward at a small EMNIST CNN's shapes against PyTorch"),

@@ -1,9 +1,9 @@
 """The EMNIST benchmark: aakaar against PyTorch at its best, trained on the same data in the same order.
 
-    python -m aakaar.book.bench emnist [--epochs 5] [--threads 1] [--optimizer sgd,adam] [--json PATH]
+    python -m aakaar.book.bench emnist [--model mlp|cnn] [--epochs 5] [--threads 1] [--optimizer sgd,adam] [--json PATH]
 
-An MLP (784-256-128-47, ReLU) is trained for a few epochs with batches of 64, by aakaar and by
-PyTorch with each of its optimizer implementations (the default for-loop, ``foreach`` and
+An MLP (784-256-128-47, ReLU) — or with ``--model cnn`` a small CNN (:data:`CNN`) — is trained for a
+few epochs with batches of 64, by aakaar and by PyTorch with each of its optimizer implementations (the default for-loop, ``foreach`` and
 ``fused``), from the same initial weights (drawn once, copied into every model), on the same
 batches in the same order (one seeded permutation per epoch, handed to everyone). The contestants
 take turns epoch by epoch, and the first in each turn rotates, so a busy moment of the machine
@@ -42,6 +42,11 @@ from .io import write_json_atomic
 from .timing import cap_idle_spinning, spin_caps_in_effect
 
 SIZES = (784, 256, 128, 47)
+MODELS = ("mlp", "cnn")
+EVAL_CHUNK = 1000  # held-out images per forward pass of the CNN
+# The CNN: two 3x3 convolutions (padding 1) with ReLU and 2x2 max pooling, 28 -> 14 -> 7, then two linear layers.
+CNN = "conv 1-32 3x3 pad 1, ReLU, maxpool 2; conv 32-64 3x3 pad 1, ReLU, maxpool 2; flatten; linear 3136-128, ReLU; linear 128-47"
+CNN_SHAPES = ((32, 1, 3, 3), (64, 32, 3, 3), (128, 64 * 7 * 7), (47, 128))  # the weights; each has a bias
 OPTIMIZERS = {"sgd": {"lr": 0.01, "momentum": 0.9}, "adam": {"lr": 1e-3}}
 
 
@@ -79,8 +84,10 @@ def shown_path(folder: Path) -> str:
 
 
 def benchmark_data(data: str | None = None, split: str = "bymerge", train_size: int = 100_000, seed: int = 0,
-                   synthetic_size: int = 24_000) -> BenchmarkData:
-    """The benchmark's data and a plain description of where it came from (see the module docstring)."""
+                   synthetic_size: int = 24_000, held_out_size: int | None = None) -> BenchmarkData:
+    """The benchmark's data and a plain description of where it came from (see the module docstring).
+    ``held_out_size`` caps the held-out samples (a seeded draw; all of them when None): the CNN's
+    evaluation after every epoch costs far more than the MLP's."""
     train_files, test_files = emnist_files(split, True), emnist_files(split, False)
     folder = find_emnist(train_files + test_files[:2], data)
     rng = np.random.default_rng(seed)
@@ -88,22 +95,27 @@ def benchmark_data(data: str | None = None, split: str = "bymerge", train_size: 
         xtr, ytr = _read_split(folder, split, True)
         xte, yte = _read_split(folder, split, False)
         take = rng.permutation(len(xtr))[:min(train_size, len(xtr))]
-        return BenchmarkData(_flatten(xtr[take]), ytr[take], _flatten(xte), yte, "emnist",
+        test = np.arange(len(xte)) if held_out_size is None else np.sort(rng.permutation(len(xte))[:held_out_size])
+        tested = (f"its {len(xte):,} test samples" if len(test) == len(xte)
+                  else f"{len(test):,} of its {len(xte):,} test samples (seeded draw)")
+        return BenchmarkData(_flatten(xtr[take]), ytr[take], _flatten(xte[test]), yte[test], "emnist",
                              f"EMNIST {split} from {shown_path(folder)}: {len(take):,} of its {len(xtr):,} train samples "
-                             f"(seeded draw, seed {seed}), tested on its {len(xte):,} test samples")
+                             f"(seeded draw, seed {seed}), tested on {tested}")
     folder = find_emnist(test_files[:2], data)
     if folder is not None:
         x, y = _read_split(folder, split, False)
         order = rng.permutation(len(x))
         n_train = min(train_size, len(x) - len(x) // 10)
         tr, te = order[:n_train], order[n_train:]
+        if held_out_size is not None:
+            te = te[:held_out_size]
         return BenchmarkData(_flatten(x[tr]), y[tr], _flatten(x[te]), y[te], "emnist",
                              f"EMNIST {split} test split from {shown_path(folder)} (its train files are not there): a seeded "
                              f"split (seed {seed}) of its {len(x):,} samples into {len(tr):,} train and {len(te):,} "
                              "held out")
     from .synthetic_glyphs import synthetic_glyphs
 
-    n_test = synthetic_size // 6
+    n_test = synthetic_size // 6 if held_out_size is None else min(held_out_size, synthetic_size // 6)
     x, y = synthetic_glyphs(synthetic_size + n_test, seed)
     return BenchmarkData(_flatten(x[:synthetic_size]), y[:synthetic_size], _flatten(x[synthetic_size:]),
                          y[synthetic_size:], "synthetic",
@@ -116,15 +128,37 @@ def benchmark_data(data: str | None = None, split: str = "bymerge", train_size: 
 # ---- models and contestants ------------------------------------------------------------------
 
 
-def initial_weights(seed: int) -> list[np.ndarray]:
-    """W, b per layer, drawn once like nn.Linear's default (U(+-1/sqrt(fan_in))) and copied into every model."""
+def weight_shapes(model: str = "mlp") -> list[tuple[int, ...]]:
+    """The shape of each layer's weight, in order (every layer also has a bias of the weight's first size)."""
+    if model not in MODELS:
+        raise ValueError(f"model must be one of {MODELS}, got {model!r}")
+    return [(o, i) for i, o in zip(SIZES[:-1], SIZES[1:])] if model == "mlp" else list(CNN_SHAPES)
+
+
+def input_shape(model: str = "mlp") -> tuple[int, ...]:
+    """One sample as the model takes it: 784 pixels in a row for the MLP, a 1x28x28 image for the CNN."""
+    return (SIZES[0],) if model == "mlp" else (1, 28, 28)
+
+
+def initial_weights(seed: int, model: str = "mlp") -> list[np.ndarray]:
+    """W, b per layer, drawn once like nn.Linear's and nn.Conv2d's defaults (both U(+-1/sqrt(fan_in)), fan_in =
+    in_features, or in_channels x kernel area) and copied into every model."""
     rng = np.random.default_rng(seed)
     out = []
-    for fan_in, fan_out in zip(SIZES[:-1], SIZES[1:]):
-        bound = 1.0 / np.sqrt(fan_in)
-        out += [rng.uniform(-bound, bound, (fan_out, fan_in)).astype(np.float32),
-                rng.uniform(-bound, bound, fan_out).astype(np.float32)]
+    for shape in weight_shapes(model):
+        bound = 1.0 / np.sqrt(np.prod(shape[1:]))
+        out += [rng.uniform(-bound, bound, shape).astype(np.float32),
+                rng.uniform(-bound, bound, shape[0]).astype(np.float32)]
     return out
+
+
+def forward_flops_per_sample(model: str = "mlp") -> list[float]:
+    """Each layer's forward flops for one sample, as the matrix product it is (a 3x3 convolution with padding 1
+    is a GEMM of out_channels x (in_channels·9) by (in_channels·9) x (output pixels))."""
+    if model == "mlp":
+        return [2.0 * i * o for i, o in zip(SIZES[:-1], SIZES[1:])]
+    pixels = (28 * 28, 14 * 14, 1, 1)  # the outputs of each layer (the linear layers: one "pixel")
+    return [2.0 * float(np.prod(w)) * p for w, p in zip(CNN_SHAPES, pixels)]
 
 
 @dataclass
@@ -141,12 +175,21 @@ class Contestant:
     epoch_test_loss: list[float] = field(default_factory=list)
 
 
-def _mlp(nn_module: Any, weights: list[np.ndarray], no_grad: Callable, from_numpy: Callable) -> Any:
-    """The MLP of SIZES with ReLUs, built from ``nn_module`` (aakaar.nn or torch.nn), holding ``weights``."""
+def _network(nn_module: Any, weights: list[np.ndarray], no_grad: Callable, from_numpy: Callable,
+             model_name: str = "mlp") -> Any:
+    """The MLP of SIZES with ReLUs, or the CNN, built from ``nn_module`` (aakaar.nn or torch.nn), holding
+    ``weights``: the same code builds both libraries' models."""
     layers: list[Any] = []
-    for i, (fan_in, fan_out) in enumerate(zip(SIZES[:-1], SIZES[1:])):
+    if model_name == "cnn":
+        for out_ch, in_ch, k, _ in CNN_SHAPES[:2]:
+            layers += [nn_module.Conv2d(in_ch, out_ch, k, padding=1), nn_module.ReLU(), nn_module.MaxPool2d(2)]
+        layers.append(nn_module.Flatten())
+        linear = [(i, o) for o, i in CNN_SHAPES[2:]]
+    else:
+        linear = list(zip(SIZES[:-1], SIZES[1:]))
+    for i, (fan_in, fan_out) in enumerate(linear):
         layers.append(nn_module.Linear(fan_in, fan_out))
-        if i < len(SIZES) - 2:
+        if i < len(linear) - 1:
             layers.append(nn_module.ReLU())
     model = nn_module.Sequential(*layers)
     with no_grad():
@@ -155,31 +198,36 @@ def _mlp(nn_module: Any, weights: list[np.ndarray], no_grad: Callable, from_nump
     return model
 
 
-def aakaar_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, device: str = "cpu") -> Contestant:
-    model = _mlp(nn, weights, ak.no_grad, ak.from_numpy).to(device)
+def aakaar_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, device: str = "cpu",
+                      model_name: str = "mlp") -> Contestant:
+    model = _network(nn, weights, ak.no_grad, ak.from_numpy, model_name).to(device)
     opt = {"sgd": ak.optim.SGD, "adam": ak.optim.Adam}[optimizer](model.parameters(), **OPTIMIZERS[optimizer])
     to_device = lambda a: ak.from_numpy(a).to(device)  # noqa: E731
-    return _contestant(f"aakaar {optimizer}", model, opt, nn.functional.cross_entropy, to_device, ak.no_grad, d)
+    return _contestant(f"aakaar {optimizer}", model, opt, nn.functional.cross_entropy, to_device, ak.no_grad, d,
+                       input_shape(model_name))
 
 
 def torch_contestant(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, variant: str,
-                     device: str = "cpu") -> Contestant:
+                     device: str = "cpu", model_name: str = "mlp") -> Contestant:
     import torch
 
-    model = _mlp(torch.nn, weights, torch.no_grad, torch.from_numpy).to(device)
+    model = _network(torch.nn, weights, torch.no_grad, torch.from_numpy, model_name).to(device)
     flags = {"default": {}, "foreach": {"foreach": True}, "fused": {"fused": True}}[variant]
     opt_cls = {"sgd": torch.optim.SGD, "adam": torch.optim.Adam}[optimizer]
     opt = opt_cls(model.parameters(), **OPTIMIZERS[optimizer], **flags)
     to_device = lambda a: torch.from_numpy(a).to(device)  # noqa: E731
     return _contestant(f"torch {optimizer} {variant}", model, opt, torch.nn.functional.cross_entropy,
-                       to_device, torch.no_grad, d)
+                       to_device, torch.no_grad, d, input_shape(model_name))
 
 
 def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, to_device: Callable, no_grad: Callable,
-                d: BenchmarkData) -> Contestant:
-    """The training step and the held-out evaluation, written once: aakaar and PyTorch share every name used."""
-    x, y = to_device(d.x_train), to_device(d.y_train)
-    xt, yt = to_device(d.x_test), to_device(d.y_test)
+                d: BenchmarkData, shape: tuple[int, ...] = (SIZES[0],)) -> Contestant:
+    """The training step and the held-out evaluation, written once: aakaar and PyTorch share every name used.
+    ``shape`` is one sample's (the rows of pixels are reshaped to images for the CNN, without a copy). The
+    CNN is evaluated in chunks: its first feature maps of all held-out images at once would take gigabytes."""
+    chunk = len(d.x_test) if len(shape) == 1 else EVAL_CHUNK
+    x, y = to_device(d.x_train.reshape(-1, *shape)), to_device(d.y_train)
+    xt, yt = to_device(d.x_test.reshape(-1, *shape)), to_device(d.y_test)
 
     def step(idx: Any) -> float:
         opt.zero_grad()
@@ -188,14 +236,21 @@ def _contestant(name: str, model: Any, opt: Any, loss_fn: Callable, to_device: C
         opt.step()
         return loss.item()
 
+    def logits_of_chunks() -> Any:
+        for i in range(0, len(d.x_test), chunk):
+            yield model(xt[i:i + chunk]), yt[i:i + chunk]
+
     def accuracy() -> tuple[float, float]:
+        correct, loss_sum = 0.0, 0.0
         with no_grad():
-            logits = model(xt)
-            return float((logits.argmax(dim=1) == yt).float().mean().item()), float(loss_fn(logits, yt).item())
+            for logits, labels in logits_of_chunks():
+                correct += float((logits.argmax(dim=1) == labels).float().sum().item())
+                loss_sum += float(loss_fn(logits, labels, reduction="sum").item())
+        return correct / len(d.x_test), loss_sum / len(d.x_test)
 
     def predict() -> np.ndarray:
         with no_grad():
-            return model(xt).argmax(dim=1).cpu().numpy()
+            return np.concatenate([logits.argmax(dim=1).cpu().numpy() for logits, _ in logits_of_chunks()])
 
     return Contestant(name, step, accuracy, lambda: [p.detach().cpu().numpy().copy() for p in model.parameters()],
                       predict)
@@ -211,13 +266,13 @@ def epoch_orders(n: int, batch: int, epochs: int, seed: int) -> list[list[np.nda
 
 
 def first_steps_agreement(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, batches: list[np.ndarray],
-                          steps: int, device: str = "cpu") -> dict:
+                          steps: int, device: str = "cpu", model_name: str = "mlp") -> dict:
     """aakaar and PyTorch's default variant from the same weights over the same first batches: the largest
     relative loss difference per step, and the largest parameter difference after the last step."""
     import torch
 
-    a = aakaar_contestant(d, weights, optimizer, device)
-    t = torch_contestant(d, weights, optimizer, "default", device)
+    a = aakaar_contestant(d, weights, optimizer, device, model_name)
+    t = torch_contestant(d, weights, optimizer, "default", device, model_name)
     worst = 0.0
     for idx in batches[:steps]:
         la, lt = a.step(ak.from_numpy(idx).to(device)), t.step(torch.from_numpy(idx).to(device))
@@ -276,10 +331,12 @@ def train_epochs(contestants: list[Contestant], orders: list[list[np.ndarray]], 
 
 def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int | Sequence[int] = 1,
         optimizers=("sgd", "adam"), seed: int | Sequence[int] = 0, train_size: int = 100_000, check_steps: int = 300,
-        progress: bool = True, synthetic_size: int = 24_000, profile: bool = False, device: str = "cpu") -> dict:
+        progress: bool = True, synthetic_size: int = 24_000, profile: bool = False, device: str = "cpu",
+        model: str = "mlp", note: str | None = None, held_out_size: int | None = None) -> dict:
     """The benchmark: for every thread count, seed and optimizer, aakaar and PyTorch's three variants train
-    ``epochs`` epochs from the seed's initial weights on the seed's batch order (the data split is the first
-    seed's). Returns everything measured (see :func:`write_outputs` for the files)."""
+    ``epochs`` epochs of ``model`` ("mlp" or "cnn") from the seed's initial weights on the seed's batch order
+    (the data split is the first seed's). Returns everything measured (see :func:`write_outputs` for the files)."""
+    weight_shapes(model)  # an unknown model is refused before anything runs
     try:
         import torch
     except ImportError:
@@ -289,7 +346,8 @@ def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int 
     check_device(device, torch)
     thread_counts = [threads] if isinstance(threads, int) else list(threads)
     seeds = [seed] if isinstance(seed, int) else list(seed)
-    d = benchmark_data(data, train_size=train_size, seed=seeds[0], synthetic_size=synthetic_size)
+    d = benchmark_data(data, train_size=train_size, seed=seeds[0], synthetic_size=synthetic_size,
+                       held_out_size=held_out_size)
     print(f"data: {d.description}")
     results: dict[str, Any] = {"runs": [], "first_steps": {}, "profile": {}}
     bar = None
@@ -304,33 +362,34 @@ def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int 
         if torch is not None:
             torch.set_num_threads(n_threads)
         for s in seeds:
-            weights = initial_weights(s)
+            weights = initial_weights(s, model)
             orders = epoch_orders(len(d.x_train), batch, epochs, s)
             run_record: dict[str, Any] = {"threads": n_threads, "seed": s, "optimizers": {}}
             for optimizer in optimizers:
                 if torch is not None and optimizer not in results["first_steps"]:
-                    agreement = first_steps_agreement(d, weights, optimizer, orders[0], check_steps, device)
+                    agreement = first_steps_agreement(d, weights, optimizer, orders[0], check_steps, device, model)
                     results["first_steps"][optimizer] = agreement
                     print(f"{optimizer}: over the first {agreement['steps']} steps the losses of aakaar and torch "
                           f"agree to {agreement['max_relative_loss_difference']:.1e} (relative); the parameters "
                           f"after them to {agreement['max_parameter_difference']:.1e}")
-                contestants = [aakaar_contestant(d, weights, optimizer, device)]
+                contestants = [aakaar_contestant(d, weights, optimizer, device, model)]
                 if torch is not None:
-                    contestants += [torch_contestant(d, weights, optimizer, v, device)
+                    contestants += [torch_contestant(d, weights, optimizer, v, device, model)
                                     for v in ("default", "foreach", "fused")]
                 if bar is not None:
                     bar.set_description(f"{n_threads} thread(s), seed {s}, {optimizer}")
                 train_epochs(contestants, orders, device, bar)
                 run_record["optimizers"][optimizer] = summarise(contestants)
                 if profile and optimizer not in results["profile"] and n_threads == thread_counts[0]:
-                    results["profile"][optimizer] = _profile_aakaar(d, weights, optimizer, orders[0], device)
+                    results["profile"][optimizer] = _profile_aakaar(d, weights, optimizer, orders[0], device, model)
             results["runs"].append(run_record)
     if bar is not None:
         bar.close()
     results["summary"] = summarise_runs(results["runs"], thread_counts, optimizers)
     results.update({
         "data": {"source": d.source, "description": d.description, "train": len(d.x_train), "held_out": len(d.x_test)},
-        "config": {"epochs": epochs, "batch": batch, "threads": thread_counts, "seeds": seeds, "sizes": list(SIZES),
+        "config": {"epochs": epochs, "batch": batch, "threads": thread_counts, "seeds": seeds,
+                   "model": model, **({"sizes": list(SIZES)} if model == "mlp" else {"layers": CNN}),
                    "device": device, "optimizers": {k: OPTIMIZERS[k] for k in optimizers}},
         "machine": {"platform": platform.platform(), "processor": platform.processor() or platform.machine(),
                     "aakaar_kernels": ak._C.cpu_isa(), "torch": getattr(torch, "__version__", None),
@@ -339,23 +398,25 @@ def run(data: str | None = None, epochs: int = 5, batch: int = 64, threads: int 
         "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "command": " ".join(["python -m aakaar.book.bench emnist", *sys.argv[1:]]),
     })
+    if note:
+        results["note"] = note
     print(report(results))
     return results
 
 
 def _profile_aakaar(d: BenchmarkData, weights: list[np.ndarray], optimizer: str, batches: list[np.ndarray],
-                    device: str) -> dict:
+                    device: str, model: str = "mlp") -> dict:
     """One more epoch of aakaar, untimed by the benchmark, under the profiler (see emnist_profile)."""
-    from .emnist_profile import profile_epoch
+    from .emnist_profile import layer_matmul_flops, profile_epoch
 
-    c = aakaar_contestant(d, weights, optimizer, device)
+    c = aakaar_contestant(d, weights, optimizer, device, model)
     idx = [ak.from_numpy(b).to(device) for b in batches]
 
     def epoch() -> None:
         for i in idx:
             c.step(i)
 
-    return profile_epoch(epoch, SIZES, len(d.x_train))
+    return profile_epoch(epoch, layer_matmul_flops(forward_flops_per_sample(model), len(d.x_train)))
 
 
 def summarise(contestants: list[Contestant]) -> dict:
@@ -426,6 +487,13 @@ def table(key: str, rec: dict) -> str:
     return "\n".join(rows)
 
 
+def model_description(config: dict) -> str:
+    """The trained model in words, from a run's config (runs before the CNN existed have no "model": an MLP)."""
+    if config.get("model", "mlp") == "cnn":
+        return f"CNN ({config['layers']})"
+    return f"MLP {'-'.join(map(str, config['sizes']))}"
+
+
 def report(results: dict) -> str:
     """The markdown report: the data, the tables, the first steps' agreement and the profile."""
     from .emnist_profile import profile_table
@@ -434,8 +502,10 @@ def report(results: dict) -> str:
     cfg = results["config"]
     md = [f"# EMNIST benchmark{label}", "", results["data"]["description"], "",
           f"{results['date']}, {results['machine']['processor']}, device {cfg['device']}, "
-          f"{cfg['epochs']} epochs of batches of {cfg['batch']}, MLP {'-'.join(map(str, cfg['sizes']))}, "
+          f"{cfg['epochs']} epochs of batches of {cfg['batch']}, {model_description(cfg)}, "
           f"command: `{results['command']}`", ""]
+    if results.get("note"):
+        md += [f"Note: {results['note']}", ""]
     for optimizer, a in results["first_steps"].items():
         md.append(f"{optimizer}: over the first {a['steps']} steps the losses of aakaar and PyTorch agree to "
                   f"{a['max_relative_loss_difference']:.1e} (relative), the parameters after them to "
@@ -517,11 +587,15 @@ def _int_list(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m aakaar.book.bench emnist", description=__doc__.split("\n\n")[0])
     p.add_argument("--data", help="folder with the EMNIST files (default: AAKAAR_DATA, the cache, ../shared/data/emnist)")
+    p.add_argument("--model", choices=MODELS, default="mlp",
+                   help=f"the MLP {'-'.join(map(str, SIZES))}, or the CNN ({CNN})")
     p.add_argument("--epochs", type=int, default=5)
     p.add_argument("--batch", type=int, default=64)
     p.add_argument("--threads", type=_int_list, default=[1], help="thread counts, e.g. 1 or 1,2 (each measured)")
     p.add_argument("--optimizer", default="sgd,adam", help="comma-separated: sgd, adam")
     p.add_argument("--train-size", type=int, default=100_000, help="train samples (a seeded draw)")
+    p.add_argument("--held-out", type=int, default=None,
+                   help="held-out samples evaluated after each epoch (a seeded draw; default: all of them)")
     p.add_argument("--synthetic-size", type=int, default=24_000,
                    help="train samples of the synthetic stand-in, used only when no EMNIST is found")
     p.add_argument("--seed", type=_int_list, default=[0],
@@ -531,6 +605,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--profile", action="store_true",
                    help="after the timed runs, profile one epoch of aakaar per optimizer: kernels, chapters, GEMM floor")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="train on the CPU or a CUDA GPU")
+    p.add_argument("--note", help="a caveat saved with the results and shown in the report (e.g. the machine's load)")
     p.add_argument("--json", default="artifacts/bench-emnist.json", help="where to write the results (and .md, .png)")
     p.add_argument("--no-progress", action="store_true")
     args = p.parse_args(argv)
@@ -538,6 +613,8 @@ def main(argv: list[str] | None = None) -> None:
     bad = [o for o in optimizers if o not in OPTIMIZERS]
     if bad or not optimizers:
         p.error(f"--optimizer: unknown {bad or optimizers}; choose from {', '.join(OPTIMIZERS)}")
+    if args.held_out is not None and args.held_out < 1:
+        p.error("--held-out must be at least 1")
     for name in ("epochs", "batch", "train_size", "synthetic_size"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
@@ -547,7 +624,8 @@ def main(argv: list[str] | None = None) -> None:
         # PyTorch's OpenMP threads spin for a while after each op, keeping the cores aakaar needs next.
         cap_idle_spinning("aakaar.book.bench.emnist_benchmark", sys.argv[1:] if argv is None else argv)
     results = run(args.data, args.epochs, args.batch, args.threads, optimizers, args.seed, args.train_size,
-                  args.check_steps, not args.no_progress, args.synthetic_size, args.profile, args.device)
+                  args.check_steps, not args.no_progress, args.synthetic_size, args.profile, args.device, args.model,
+                  args.note, args.held_out)
     print("wrote", ", ".join(write_outputs(results, args.json)))
 
 

@@ -44,15 +44,20 @@ def chapter_of(entry: str) -> str:
 
 
 def matmul_flops(sizes: Sequence[int], batch_rows: int) -> float:
-    """Floating-point operations of an MLP's forward and backward matrix products over ``batch_rows`` samples.
+    """Floating-point operations of an MLP's forward and backward matrix products over ``batch_rows`` samples
+    (:func:`layer_matmul_flops` of its layers, 2·in·out per sample each)."""
+    return layer_matmul_flops([2.0 * i * o for i, o in zip(sizes[:-1], sizes[1:])], batch_rows)
 
-    Forward: 2·n·in·out per layer. Backward: the weight gradient of every layer (2·n·in·out) and the input
-    gradient of every layer but the first (the data needs none)."""
-    layers = list(zip(sizes[:-1], sizes[1:]))
-    fwd = sum(2.0 * batch_rows * i * o for i, o in layers)
-    grad_w = fwd
-    grad_x = sum(2.0 * batch_rows * i * o for i, o in layers[1:])
-    return fwd + grad_w + grad_x
+
+def layer_matmul_flops(forward_per_sample: Sequence[float], batch_rows: int) -> float:
+    """Floating-point operations of a network's forward and backward matrix products over ``batch_rows`` samples,
+    from each layer's forward flops per sample (a convolution counts as the GEMM it becomes).
+
+    Forward: each layer's flops. Backward: the weight gradient of every layer (as many) and the input gradient
+    of every layer but the first (the data needs none)."""
+    fwd = sum(forward_per_sample) * batch_rows
+    grad_x = sum(forward_per_sample[1:]) * batch_rows
+    return 2 * fwd + grad_x
 
 
 def gemm_peak_flops(n: int = 1024, repeats: int = 3) -> float:
@@ -67,8 +72,9 @@ def gemm_peak_flops(n: int = 1024, repeats: int = 3) -> float:
     return 2.0 * n ** 3 / best
 
 
-def profile_epoch(train_epoch: Callable[[], Any], sizes: Sequence[int], samples: int) -> dict:
-    """Runs ``train_epoch`` once under the profiler; the rows, the chapters' shares and the GEMM floor."""
+def profile_epoch(train_epoch: Callable[[], Any], matmul_flop: float) -> dict:
+    """Runs ``train_epoch`` once under the profiler; the rows, the chapters' shares and the GEMM floor
+    (``matmul_flop``: the epoch's matrix-product flops, e.g. :func:`matmul_flops`)."""
     with ak.profiler.profile() as prof:
         train_epoch()
     wall = prof.wall_seconds
@@ -82,10 +88,10 @@ def profile_epoch(train_epoch: Callable[[], Any], sizes: Sequence[int], samples:
     chapters = {ch: {"title": CHAPTERS[ch][0] if ch in CHAPTERS else OUTSIDE[1], "seconds": s, "share": s / wall}
                 for ch, s in sorted(by_chapter.items(), key=lambda kv: -kv[1])}
     peak = gemm_peak_flops()
-    floor = matmul_flops(sizes, samples) / peak
+    floor = matmul_flop / peak
     return {"wall_seconds": wall, "rows": rows, "chapters": chapters,
             "gemm_floor": {"seconds": floor, "share": floor / wall, "peak_gflops": peak / 1e9,
-                           "matmul_gflop": matmul_flops(sizes, samples) / 1e9}}
+                           "matmul_gflop": matmul_flop / 1e9}}
 
 
 def profile_table(profile: dict, top: int = 8) -> str:
@@ -109,24 +115,32 @@ def chapter_share(profile: dict, chapter: str) -> float:
 
 
 
-def committed_benchmark(path: str | None = None) -> dict:
-    """The benchmark results committed with the book (``book/data/emnist-benchmark.json``)."""
+# The chapters whose kernels only the CNN runs: their share is read from the CNN's committed profile.
+CNN_CHAPTERS = ("13b",)
+
+
+def committed_benchmark(path: str | None = None, model: str = "mlp") -> dict:
+    """The benchmark results committed with the book (``book/data/emnist-benchmark.json``; the CNN's in
+    ``book/data/emnist-benchmark-cnn.json``)."""
     import json
     from pathlib import Path
 
-    p = Path(path) if path else Path(__file__).resolve().parents[3] / "book" / "data" / "emnist-benchmark.json"
+    name = "emnist-benchmark.json" if model == "mlp" else f"emnist-benchmark-{model}.json"
+    p = Path(path) if path else Path(__file__).resolve().parents[3] / "book" / "data" / name
     if not p.is_file():
+        flag = "" if model == "mlp" else f" --model {model}"
         raise FileNotFoundError(f"{p}: the committed EMNIST benchmark results are missing; run "
-                                "python -m aakaar.book.bench emnist --profile --json book/data/emnist-benchmark.json")
+                                f"python -m aakaar.book.bench emnist{flag} --profile --json book/data/{name}")
     return json.loads(p.read_text())
 
 
 def share_line(chapter: str, optimizer: str = "sgd", path: str | None = None) -> str:
     """One sentence for a chapter's "In the library" box: its share of the committed benchmark's profiled epoch."""
-    bench = committed_benchmark(path)
+    bench = committed_benchmark(path, "cnn" if chapter in CNN_CHAPTERS else "mlp")
     profile = bench["profile"][optimizer]
     n = bench["config"]["threads"][0]
-    where = (f"one epoch of the EMNIST benchmark's MLP with {'SGD' if optimizer == 'sgd' else optimizer}, "
+    model = bench["config"].get("model", "mlp").upper()
+    where = (f"one epoch of the EMNIST benchmark's {model} with {'SGD' if optimizer == 'sgd' else optimizer}, "
              f"at {n} thread{'s' if n > 1 else ''}, measured {bench['date'][:10]}")
     if chapter in ("07", "08", "09"):
         return (f"Share of the benchmark: none — the committed run ({where}) trained on the CPU; "

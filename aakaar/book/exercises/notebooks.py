@@ -23,11 +23,13 @@ import json
 import pathlib
 import re
 
-BEGIN = re.compile(r"^(?P<indent>[ \t]*)(?P<comment>#|//) BEGIN SOLUTION (?P<id>\d+\.\d+): (?P<task>.+?)\s*$")
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)(?P<comment>#|//) BEGIN SOLUTION (?P<id>\d+[a-z]?\.\d+): (?P<task>.+?)\s*$")
 END = re.compile(r"^[ \t]*(?:#|//) END SOLUTION\s*$")
 CPP_CELL = re.compile(r"^%%(cpp|cuda)\b")
-CHECK = re.compile(r"^# Check exercise (?P<id>\d+\.\d+)\b", re.M)
-NOTEBOOK_NAME = re.compile(r"^(?P<num>\d\d)-[\w-]+\.ipynb$")
+CHECK = re.compile(r"^# Check exercise (?P<id>\d+[a-z]?\.\d+)\b", re.M)
+# A chapter is a number, or a number and a letter for a chapter placed between two ("13b" after 13).
+NOTEBOOK_NAME = re.compile(r"^(?P<num>\d\d)(?P<letter>[a-z]?)-[\w-]+\.ipynb$")
+CHAPTER = re.compile(r"^(?P<num>\d+)(?P<letter>[a-z]?)$")
 
 
 class ExerciseError(Exception):
@@ -44,14 +46,26 @@ def find_root(start: pathlib.Path | None = None) -> pathlib.Path:
                         "run this from the aakaar repository or pass --root")
 
 
-def chapter_notebooks(folder: pathlib.Path) -> dict[int, pathlib.Path]:
-    """``{chapter number: path}`` for every ``NN-topic.ipynb`` in ``folder``."""
+def chapter_key(chapter: str) -> str | None:
+    """A chapter as the exercise ids write it ("02" -> "2", "13b" -> "13b"), or None when it is not one."""
+    m = CHAPTER.match(chapter)
+    return f"{int(m['num'])}{m['letter']}" if m else None
+
+
+def chapter_order(key: str) -> tuple[int, str]:
+    """Sorts chapters as the book orders them: 13 < 13b < 14."""
+    m = CHAPTER.match(key)
+    return (int(m["num"]), m["letter"]) if m else (10**9, key)
+
+
+def chapter_notebooks(folder: pathlib.Path) -> dict[str, pathlib.Path]:
+    """``{chapter ("2", "13b"): path}`` for every ``NN-topic.ipynb`` or ``NNx-topic.ipynb`` in ``folder``."""
     found = {}
     for p in sorted(folder.glob("*.ipynb")) if folder.is_dir() else []:
         m = NOTEBOOK_NAME.match(p.name)
         if m:
-            found[int(m["num"])] = p
-    return found
+            found[f"{int(m['num'])}{m['letter']}"] = p
+    return dict(sorted(found.items(), key=lambda kv: chapter_order(kv[0])))
 
 
 def read_notebook(path: pathlib.Path) -> dict:

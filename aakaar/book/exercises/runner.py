@@ -6,21 +6,21 @@ import io
 import pathlib
 import re
 
-from .notebooks import ExerciseError, check_cells, chapter_notebooks, read_notebook
+from .notebooks import ExerciseError, chapter_key, chapter_notebooks, chapter_order, check_cells, read_notebook
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def resolve_notebook(target: str, root: pathlib.Path) -> pathlib.Path:
-    """A chapter number ("2", "02") or a notebook path -> an existing notebook path."""
+    """A chapter ("2", "02", "13b") or a notebook path -> an existing notebook path."""
     if target.endswith(".ipynb") or "/" in target:
         path = pathlib.Path(target)
         if not path.exists():
             raise ExerciseError(f"notebook {target} does not exist")
         return path
-    if not target.isdigit():
-        raise ExerciseError(f"chapter must be a number such as 2, or a path to a notebook; got {target!r}")
-    chapter = int(target)
+    chapter = chapter_key(target)
+    if chapter is None:
+        raise ExerciseError(f"chapter must be a number such as 2 (or 13b), or a path to a notebook; got {target!r}")
     exercises = chapter_notebooks(root / "exercises")
     if chapter in exercises:
         return exercises[chapter]
@@ -28,7 +28,7 @@ def resolve_notebook(target: str, root: pathlib.Path) -> pathlib.Path:
     if chapter in solutions:
         raise ExerciseError(f"chapter {chapter} has a solution notebook but exercises/ has no "
                             f"{solutions[chapter].name}; run `python -m aakaar.book.exercises build`")
-    known = ", ".join(str(c) for c in sorted(set(exercises) | set(solutions))) or "none"
+    known = ", ".join(sorted(set(exercises) | set(solutions), key=chapter_order)) or "none"
     raise ExerciseError(f"unknown chapter {chapter}: chapters with exercises are {known}")
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from aakaar.book.exercises import Raises, check, speed_check
 from aakaar.book.exercises.build import expected_exercises, out_of_sync
-from aakaar.book.exercises.notebooks import ExerciseError, check_cells, exercise_ids, read_notebook, stub_solutions
+from aakaar.book.exercises.notebooks import (ExerciseError, chapter_key, chapter_notebooks, check_cells, exercise_ids,
+                                            read_notebook, stub_solutions)
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 
@@ -50,7 +51,7 @@ def test_every_solution_notebook_has_matching_exercises_and_checks():
         solution = read_notebook(REPO / "solutions" / path.name)
         ids = exercise_ids(solution)
         assert 3 <= len(ids) <= 7, f"{path.name}: {len(ids)} exercises"
-        chapter = int(path.name[:2])
+        chapter = chapter_key(path.name.split("-")[0])
         assert ids == [f"{chapter}.{k}" for k in range(1, len(ids) + 1)], ids
         assert sorted(check_cells(solution).values()) == ids, f"{path.name}: one check cell per exercise"
         exercise = json.loads(text)
@@ -220,3 +221,13 @@ def test_speed_check_of_an_unstarted_exercise_says_so(capsys):
         raise NotImplementedError("Exercise 0.8: do it")
     assert speed_check("0.8", stub, (), lambda: None, against="x") is None
     assert capsys.readouterr().out == "Exercise 0.8: speed not measured yet (Exercise 0.8: do it)\n"
+
+
+def test_a_lettered_chapter_sits_between_its_neighbours(tmp_path):
+    """A chapter inserted after 13 is "13b": its notebooks are found, sorted after 13, and its ids are 13b.N."""
+    for name in ("14-b.ipynb", "13b-a.ipynb", "13-c.ipynb", "13-x.txt", "x13-d.ipynb"):
+        (tmp_path / name).write_text("{}")
+    assert list(chapter_notebooks(tmp_path)) == ["13", "13b", "14"]
+    assert chapter_key("13b") == "13b" and chapter_key("02") == "2" and chapter_key("b13") is None
+    out, ids = stub_solutions("# BEGIN SOLUTION 13b.2: a task\nx = 1\n# END SOLUTION", "t")
+    assert ids == ["13b.2"] and "Exercise 13b.2: a task" in out

@@ -4,14 +4,10 @@ through the real check cell of solutions/14-losses.ipynb gets its own hint. No k
 in-process, in the order the notebook has them."""
 from __future__ import annotations
 
-import pathlib
-import warnings
-
 import pytest
 
-from aakaar.book.exercises.notebooks import cell_source, read_notebook
+from hint_helpers import REPO, cells, hint_for
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
 NOTEBOOK = REPO / "solutions" / "14-losses.ipynb"
 
 WRONG = [
@@ -81,30 +77,12 @@ WRONG = [
 ]
 
 
-def cells() -> tuple[str, dict[str, str]]:
-    """The setup cell and each exercise's check cell."""
-    code = [cell_source(c) for c in read_notebook(NOTEBOOK)["cells"] if c["cell_type"] == "code"]
-    checks = {}
-    for src in code:
-        if src.startswith("# Check exercise "):
-            checks[src.split()[3]] = src
-    return code[0], checks
-
-
 @pytest.mark.parametrize("exercise, label, wrong, hint", WRONG, ids=[f"{e}-{l}" for e, l, _, _ in WRONG])
 def test_a_typical_mistake_gets_its_hint(exercise, label, wrong, hint):
-    setup, checks = cells()
-    ns: dict = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        exec(setup, ns)
-        exec(wrong, ns)
-        with pytest.raises(AssertionError) as e:
-            exec(checks[exercise], ns)
-    assert f"Exercise {exercise}" in str(e.value)
-    assert hint in str(e.value).splitlines()[-1], str(e.value)
+    line = hint_for(NOTEBOOK, exercise, wrong)
+    assert hint in line, line
 
 
 def test_every_exercise_has_mistakes_tested():
     # 14.7 is C++ (a %%cpp cell): its mistakes are tested in test_cpp_exercise_hints.py
-    assert {e for e, *_ in WRONG} == set(cells()[1]) - {"14.7"} == {f"14.{k}" for k in range(1, 7)}
+    assert {e for e, *_ in WRONG} == set(cells(NOTEBOOK)[1]) - {"14.7"} == {f"14.{k}" for k in range(1, 7)}

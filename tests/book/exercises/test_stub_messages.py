@@ -13,7 +13,7 @@ import pytest
 from aakaar.book.exercises.notebooks import BEGIN, END, cell_source, read_notebook
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
-SOLUTIONS = sorted((REPO / "solutions").glob("[0-9][0-9]-*.ipynb"))
+SOLUTIONS = sorted((REPO / "solutions").glob("[0-9][0-9]*-*.ipynb"))
 TOKEN = re.compile(r"\w+|[^\w\s`]")
 # Operators that make a message a piece of code rather than the name of a task.
 CODE_CHARS = re.compile(r"[=+*/%@{}\[\]]|\bnp\.|\.sum\b|\bfor\b.*\bin\b")
