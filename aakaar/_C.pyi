@@ -1376,9 +1376,20 @@ def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.
     """
     A random permutation of 0..n-1.
     """
+@typing.overload
 def result_type(arg0: Tensor, arg1: Tensor) -> dtype:
     """
     The dtype an operation on the two tensors computes in (the promotion table).
+    """
+@typing.overload
+def result_type(arg0: Tensor, arg1: typing.Any) -> dtype:
+    """
+    The dtype an operation on the tensor and the number computes in.
+    """
+@typing.overload
+def result_type(arg0: typing.Any, arg1: Tensor) -> dtype:
+    """
+    The dtype an operation on the number and the tensor computes in.
     """
 def set_cpu_cache_enabled(enabled: builtins.bool) -> None:
     """

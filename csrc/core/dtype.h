@@ -53,7 +53,6 @@ inline bool is_integral(DType t, bool include_bool) {
 // The type an op computes in for a tensor of type t: float32 for the 16-bit floats.
 inline DType compute_type(DType t) { return is_reduced_float(t) ? DType::Float32 : t; }
 
-// [[book:promotion_table]]
 // The promotion table: PyTorch's (torch.promote_types) for these ten types.
 //            bool  uint8 int8  int16 int32 int64 f16   bf16  f32   f64
 //   bool     bool  uint8 int8  int16 int32 int64 f16   bf16  f32   f64
@@ -88,7 +87,6 @@ inline DType promote_types(DType a, DType b) {
   }
   return itemsize(a) >= itemsize(b) ? a : b;
 }
-// [[/book:promotion_table]]
 
 // Types of the C++ scalars behind each dtype.
 template <DType D> struct CppType;

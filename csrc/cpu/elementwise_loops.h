@@ -135,7 +135,6 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   throw TypeError(str("binary op not supported for dtype ", dtype_name(a.dtype)));
 }
 
-// [[book:isa_dtypes]]
 // Which dtypes this build compiles the loops for. The baseline build takes
 // every dtype; the AVX2 and AVX-512 builds take the five that carry the
 // library's real work (float32 above all) and hand int8/int16/int32 and the
@@ -150,7 +149,6 @@ inline bool handled_here(DType t) {
   return t == DType::Bool || t == DType::UInt8 || t == DType::Int64 || t == DType::Float32 || t == DType::Float64;
 }
 #endif
-// [[/book:isa_dtypes]]
 
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   if (!handled_here(a.dtype)) return baseline::binary(op, out, a, b);

@@ -12,7 +12,8 @@ void check_matmul_dtypes(const TensorPtr& a, const TensorPtr& b, const char* op)
   check_same_device(a, b, op);
   AK_CHECK(a->dtype == b->dtype, TypeError, op, ": expected both operands to have the same dtype, got ",
            dtype_name(a->dtype), " and ", dtype_name(b->dtype));
-  AK_CHECK(is_floating(a->dtype), TypeError, op, " supports floating dtypes, got ", dtype_name(a->dtype));
+  AK_CHECK(is_floating(a->dtype), TypeError, op, " supports float32 and float64 (and float16/bfloat16, computed in float32), got ",
+           dtype_name(a->dtype));
 }
 
 }  // namespace

@@ -50,8 +50,8 @@ def sample(rng: np.random.Generator, shape, dtype) -> np.ndarray:
         return rng.random(shape) < 0.5
     if dtype == aakaar.uint8:
         return rng.integers(0, 12, shape).astype(np.uint8)
-    if dtype == aakaar.int64:
-        return rng.integers(-20, 20, shape).astype(np.int64)
+    if dtype in (aakaar.int8, aakaar.int16, aakaar.int32, aakaar.int64):
+        return rng.integers(-20, 20, shape).astype(dtype.name)
     return rng.standard_normal(shape).astype(np.float32 if dtype == aakaar.float32 else np.float64)
 
 
