@@ -439,3 +439,13 @@ def test_dlpack_round_trip_with_torch():
         a, t = pair([1, 2, 3], name)
         same(ak.from_dlpack(t), t)
         same(a, torch.from_dlpack(a))
+
+
+@pytest.mark.parametrize("name", HALVES)
+def test_half_gradients_match_torch(name):
+    x, tx = pair([0.5, -1.25, 3.0, 0.1], name)
+    x.requires_grad_(True)
+    tx.requires_grad_(True)
+    (x * x + x.exp() - (x / 3).tanh()).sum().backward()
+    (tx * tx + tx.exp() - (tx / 3).tanh()).sum().backward()
+    same(x.grad, tx.grad)
