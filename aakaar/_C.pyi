@@ -39,12 +39,27 @@ class dtype:
       float32
     
       float64
+    
+      int32
+    
+      int16
+    
+      int8
+    
+      float16
+    
+      bfloat16
     """
     __members__: typing.ClassVar[dict[str, dtype]]
+    bfloat16: typing.ClassVar[dtype]
     bool: typing.ClassVar[dtype]
+    float16: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
+    int16: typing.ClassVar[dtype]
+    int32: typing.ClassVar[dtype]
     int64: typing.ClassVar[dtype]
+    int8: typing.ClassVar[dtype]
     uint8: typing.ClassVar[dtype]
     @typing.overload
     def __eq__(self: dtype, other: dtype) -> builtins.bool:
@@ -77,7 +92,12 @@ class dtype:
     @property
     def is_floating_point(self) -> builtins.bool:
         """
-        Whether this is float32 or float64.
+        Whether this is a floating type (float16, bfloat16, float32, float64).
+        """
+    @property
+    def is_signed(self) -> builtins.bool:
+        """
+        Whether the type holds negative numbers.
         """
     @property
     def itemsize(self) -> int:
@@ -245,6 +265,10 @@ class Tensor:
         """
     def _backward(self, gradient: typing.Any = None, retain_graph: builtins.bool = False, create_graph: builtins.bool = False, inputs: typing.Any = None) -> None:
         ...
+    def _bitcast(self, dtype: dtype) -> Tensor:
+        """
+        This tensor's memory read as another dtype of the same item size (shares storage).
+        """
     def _max_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: builtins.bool) -> tuple[Tensor, Tensor]:
         """
         (values, indices) of the maximum along one dim.
@@ -1388,9 +1412,20 @@ def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.
     """
     A random permutation of 0..n-1.
     """
+@typing.overload
 def result_type(arg0: Tensor, arg1: Tensor) -> dtype:
     """
     The dtype an operation on the two tensors computes in (the promotion table).
+    """
+@typing.overload
+def result_type(arg0: Tensor, arg1: typing.Any) -> dtype:
+    """
+    The dtype an operation on the tensor and the number computes in.
+    """
+@typing.overload
+def result_type(arg0: typing.Any, arg1: Tensor) -> dtype:
+    """
+    The dtype an operation on the number and the tensor computes in.
     """
 def set_cpu_cache_enabled(enabled: builtins.bool) -> None:
     """

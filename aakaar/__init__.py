@@ -66,20 +66,27 @@ dtype.__repr__ = dtype.__str__ = lambda self: f"aakaar.{self.name}"
 
 bool = dtype.bool  # noqa: A001  (torch-style names shadow builtins inside the package namespace only)
 uint8 = dtype.uint8
+int8 = dtype.int8
+int16 = dtype.int16
+short = dtype.int16
+int32 = dtype.int32
+int = dtype.int32  # noqa: A001  (torch.int is int32, as here)
 int64 = dtype.int64
 long = dtype.int64
+float16 = dtype.float16
+half = dtype.float16
+bfloat16 = dtype.bfloat16
 float32 = dtype.float32
 float = dtype.float32  # noqa: A001
 float64 = dtype.float64
 double = dtype.float64
 
-# PyTorch names of dtypes aakaar does not have. torch.int is int32, not int64:
-# quietly handing out int64 would change results (overflow, memory), so these
-# are absent, and asking for one says so.
+from ._dtype_info import finfo, iinfo  # noqa: E402,F401
+
+# PyTorch names of dtypes aakaar does not have: asking for one says so.
 _MISSING_DTYPES = {
-    "int": "int32", "int32": "int32", "short": "int16", "int16": "int16", "int8": "int8",
-    "half": "float16", "float16": "float16", "bfloat16": "bfloat16",
     "cfloat": "complex64", "complex64": "complex64", "cdouble": "complex128", "complex128": "complex128",
+    "chalf": "complex32", "complex32": "complex32", "uint16": "uint16", "uint32": "uint32", "uint64": "uint64",
 }
 
 
@@ -87,8 +94,7 @@ def __getattr__(name: str):
     if name in _MISSING_DTYPES:
         raise AttributeError(
             f"module 'aakaar' has no attribute '{name}': aakaar has no {_MISSING_DTYPES[name]} dtype yet "
-            "(its dtypes are bool, uint8, int64, float32 and float64); use aakaar.int64 (aakaar.long) for "
-            "integers and aakaar.float32 (aakaar.float) for floats"
+            "(its dtypes are bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 and float64)"
         )
     raise AttributeError(f"module 'aakaar' has no attribute '{name}'")
 

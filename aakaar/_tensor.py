@@ -43,9 +43,15 @@ def _float_formatter(arr: np.ndarray):
     return lambda x: fmt(x).rjust(width)
 
 
+def _host_array(self: Tensor) -> np.ndarray:
+    """The values as a numpy array on the host; bfloat16 (which numpy lacks) as the float32 it holds exactly."""
+    t = self.cpu()
+    return (t._to_dtype(_C.dtype.float32) if t.dtype == _C.dtype.bfloat16 else t).numpy()
+
+
 def _repr(self: Tensor) -> str:
     """PyTorch-style repr: ``tensor([[1.0000, 2.5000], ...])`` plus dtype when not a default."""
-    arr = self.cpu().numpy()
+    arr = _host_array(self)
     if self.dtype.is_floating_point:
         body = np.array2string(
             arr, separator=", ", prefix="tensor(", formatter={"float_kind": _float_formatter(arr)}, threshold=1000, edgeitems=3
@@ -64,7 +70,7 @@ def _repr(self: Tensor) -> str:
 
 def _tolist(self: Tensor) -> Any:
     """Nested Python lists (a Python number for a 0-d tensor)."""
-    return self.cpu().numpy().tolist()
+    return _host_array(self).tolist()
 
 
 def _iter(self: Tensor) -> Iterator[Tensor]:
@@ -172,8 +178,34 @@ def _t(self: Tensor) -> Tensor:
 
 
 def _is_floating_point(self: Tensor) -> bool:
-    """Whether the dtype is float32 or float64."""
+    """Whether the dtype is a floating one (float16, bfloat16, float32, float64)."""
     return self.dtype.is_floating_point
+
+
+# PyTorch's legacy tensor-type names, by dtype: t.type() is 'aakaar.FloatTensor' where
+# torch says 'torch.FloatTensor' ('aakaar.cuda.FloatTensor' on a CUDA device).
+_TYPE_NAMES = {
+    "bool": "BoolTensor", "uint8": "ByteTensor", "int8": "CharTensor", "int16": "ShortTensor",
+    "int32": "IntTensor", "int64": "LongTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+    "float32": "FloatTensor", "float64": "DoubleTensor",
+}
+
+
+def _type(self: Tensor, dtype: Any = None, non_blocking: bool = False) -> Any:
+    """With no argument, the type's name ('aakaar.FloatTensor'); with a dtype (or such a name), a converted copy."""
+    prefix = "aakaar." if self.device.type == "cpu" else f"aakaar.{self.device.type}."
+    if dtype is None:
+        return prefix + _TYPE_NAMES[self.dtype.name]
+    if isinstance(dtype, str):
+        wanted = {("aakaar." + v): k for k, v in _TYPE_NAMES.items()}
+        wanted.update({("torch." + v): k for k, v in _TYPE_NAMES.items()})
+        wanted.update({("aakaar.cuda." + v): k for k, v in _TYPE_NAMES.items()})
+        if dtype not in wanted:
+            raise ValueError(f"invalid type: {dtype!r} (expected a name such as 'aakaar.FloatTensor' or a dtype)")
+        dtype = getattr(_C.dtype, wanted[dtype])
+    if not isinstance(dtype, _C.dtype):
+        raise TypeError(f"type(): expected a dtype or a type name, got {type(dtype).__name__}")
+    return self._to_dtype(dtype)
 
 
 # ---- construction ---------------------------------------------------------------------------
@@ -209,10 +241,10 @@ _DTYPE_VALUES = {int(d) for d in _C.dtype.__members__.values()}
 
 def _dtype_init(self: Any, value: Any) -> None:
     # pybind11's enum accepts any int (ak.dtype(99)), which then reaches C++ as
-    # an invalid enum; only the five dtypes exist.
+    # an invalid enum; only the ten dtypes exist.
     if isinstance(value, bool) or not isinstance(value, int) or value not in _DTYPE_VALUES:
         raise TypeError(f"invalid dtype {value!r}: expected one of {sorted(_DTYPE_VALUES)} "
-                        "(aakaar.bool, uint8, int64, float32, float64)")
+                        "(aakaar.bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)")
     _native_dtype_init(self, value)
 
 
@@ -233,6 +265,12 @@ def install_methods() -> None:
     Tensor.long = _as(_C.dtype.int64)
     Tensor.bool = _as(_C.dtype.bool)
     Tensor.byte = _as(_C.dtype.uint8)
+    Tensor.char = _as(_C.dtype.int8)
+    Tensor.short = _as(_C.dtype.int16)
+    Tensor.int = _as(_C.dtype.int32)
+    Tensor.half = _as(_C.dtype.float16)
+    Tensor.bfloat16 = _as(_C.dtype.bfloat16)
+    Tensor.type = _type
     Tensor.type_as = _type_as
     Tensor.t = _t
     Tensor.is_floating_point = _is_floating_point

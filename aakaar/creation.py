@@ -17,11 +17,19 @@ __all__ = [
 _NUMPY_OF = {
     _C.dtype.bool: np.bool_,
     _C.dtype.uint8: np.uint8,
+    _C.dtype.int8: np.int8,
+    _C.dtype.int16: np.int16,
+    _C.dtype.int32: np.int32,
     _C.dtype.int64: np.int64,
+    _C.dtype.float16: np.float16,
     _C.dtype.float32: np.float32,
     _C.dtype.float64: np.float64,
 }
 _SUPPORTED_NUMPY = {np.dtype(v): k for k, v in _NUMPY_OF.items()}
+# Python numbers (doubles) become float16 and bfloat16 through float32, as in PyTorch
+# (c10::Half and c10::BFloat16 take a float): numpy's direct double -> float16 rounding
+# would differ in the rare double-rounding cases. numpy has no bfloat16 at all.
+_STAGING = {**_NUMPY_OF, _C.dtype.float16: np.float32, _C.dtype.bfloat16: np.float32}
 
 
 def _infer(data: Any, path: tuple[int, ...] = ()) -> tuple[tuple[int, ...], str]:
@@ -82,11 +90,11 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
         if data.dtype not in _SUPPORTED_NUMPY:
             if dtype is None:
                 raise TypeError(
-                    f"tensor(): unsupported numpy dtype {data.dtype}; aakaar supports bool, uint8, int64, "
-                    "float32 and float64 (pass dtype= or convert with .astype)"
+                    f"tensor(): unsupported numpy dtype {data.dtype}; aakaar supports bool, uint8, int8, int16, "
+                    "int32, int64, float16, float32 and float64 (pass dtype= or convert with .astype)"
                 )
         # np.asarray(order="C"), not np.ascontiguousarray: the latter turns 0-d arrays into 1-d ones.
-        arr = np.asarray(data, dtype=_NUMPY_OF[dtype] if dtype is not None else None, order="C")
+        arr = np.asarray(data, dtype=_STAGING[dtype] if dtype is not None else None, order="C")
     else:
         _, kind = _infer(data)
         if dtype is None:
@@ -97,7 +105,7 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
         try:
             # A Python float beyond float32's range becomes inf, as torch.tensor makes it: not worth a warning.
             with np.errstate(over="ignore"):
-                arr = np.array(items, dtype=_NUMPY_OF[dtype])
+                arr = np.array(items, dtype=_STAGING[dtype])
         except OverflowError as e:
             raise ValueError(f"tensor(): value out of range for {dtype!r}: {e}") from None
     arr = np.asarray(arr, order="C")

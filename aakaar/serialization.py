@@ -77,6 +77,12 @@ _DTYPES = {
     "int64": (_C.dtype.int64, np.dtype("<i8")),
     "float32": (_C.dtype.float32, np.dtype("<f4")),
     "float64": (_C.dtype.float64, np.dtype("<f8")),
+    # Added later; a name, not a number, is stored, so files written before load as they did.
+    "int8": (_C.dtype.int8, np.dtype("|i1")),
+    "int16": (_C.dtype.int16, np.dtype("<i2")),
+    "int32": (_C.dtype.int32, np.dtype("<i4")),
+    "float16": (_C.dtype.float16, np.dtype("<f2")),
+    "bfloat16": (_C.dtype.bfloat16, np.dtype("<i2")),  # numpy has no bfloat16: its 16 bits, read as int16
 }
 _NAME_OF = {ak: name for name, (ak, _) in _DTYPES.items()}
 
@@ -122,7 +128,10 @@ def _tensor_bytes(t: Tensor) -> bytes:
     name = _NAME_OF.get(t.dtype)
     if name is None:  # pragma: no cover - every aakaar dtype is in the table
         raise TypeError(f"aakaar.save: unsupported dtype {t.dtype}")
-    arr = np.ascontiguousarray(t.detach().contiguous().numpy()).astype(_DTYPES[name][1], copy=False)
+    t = t.detach().contiguous()
+    if t.dtype == _C.dtype.bfloat16:
+        t = t._bitcast(_C.dtype.int16)  # the raw bits: numpy has no bfloat16
+    arr = np.ascontiguousarray(t.numpy()).astype(_DTYPES[name][1], copy=False)
     return arr.tobytes()
 
 
@@ -378,6 +387,8 @@ def load(f: str | os.PathLike | BinaryIO) -> Any:
     for e, (ak_dtype, np_dtype, shape) in zip(entries, checked):
         arr = np.frombuffer(data, dtype=np_dtype, count=e["nbytes"] // np_dtype.itemsize, offset=e["offset"])
         t = _C.from_numpy(arr.astype(np_dtype.newbyteorder("="), copy=True).reshape(shape))
+        if ak_dtype == _C.dtype.bfloat16:
+            t = t._bitcast(_C.dtype.bfloat16)
         if e.get("requires_grad") and ak_dtype.is_floating_point:
             t.requires_grad_(True)
         tensors.append(t)

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "core/half.h"
 #include "core/host_device.h"
 
 
@@ -125,16 +126,21 @@ AK_HD T int_pow(T base, T exp) {
 // x86 the hardware answers with INT64_MIN. We give that same answer, on
 // purpose and on every device: float -> int64 is INT64_MIN when out of range,
 // float -> uint8 goes through int64 and wraps (as PyTorch's does, so -1.0
-// becomes 255), anything -> bool is "nonzero" (NaN is true).
+// becomes 255; int8/int16/int32 the same way), anything -> bool is "nonzero"
+// (NaN is true); float16 and bfloat16 convert through float32.
 template <typename D, typename S>
 AK_HD D convert_value(S x) {
-  if constexpr (std::is_same_v<D, bool>) {
+  if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
+    return convert_value<D>(static_cast<float>(x));  // a 16-bit float is read as the float32 it holds
+  } else if constexpr (std::is_same_v<D, bool>) {
     return x != S(0);
+  } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
+    return D(static_cast<float>(x));  // through float32, as PyTorch's c10::Half and BFloat16 do
   } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
     // -2^63 <= x < 2^63 (both bounds exact in float and double); NaN fails both.
     const bool fits = x >= S(-9223372036854775808.0) && x < S(9223372036854775808.0);
     const int64_t i = fits ? static_cast<int64_t>(x) : static_cast<int64_t>(-9223372036854775807LL - 1);
-    return static_cast<D>(i);  // int64 -> uint8 keeps the low 8 bits (defined)
+    return static_cast<D>(i);  // int64 -> a narrower integer keeps the low bits (defined)
   } else {
     return static_cast<D>(x);
   }
@@ -150,11 +156,13 @@ AK_HD T saturate_bound(double v) {
   if constexpr (std::is_same_v<T, bool>) {  // make_unsigned<bool> does not exist; a bool bound is its truth
     return v != 0.0;
   } else if constexpr (std::is_integral_v<T>) {
-    if (!(v > -9223372036854775808.0)) return std::is_signed_v<T> ? T(-9223372036854775807LL - 1) : T(0);
-    if (v >= 9223372036854775808.0) return static_cast<T>(~static_cast<std::make_unsigned_t<T>>(0) >> (std::is_signed_v<T> ? 1 : 0));
+    using U = std::make_unsigned_t<T>;  // T's bounds, without numeric_limits (not a device function)
+    const int64_t hi = static_cast<int64_t>(static_cast<U>(static_cast<U>(~U(0)) >> (std::is_signed_v<T> ? 1 : 0)));
+    const int64_t lo = std::is_signed_v<T> ? -hi - 1 : 0;
+    if (!(v > -9223372036854775808.0)) return static_cast<T>(lo);
+    if (v >= 9223372036854775808.0) return static_cast<T>(hi);
     const int64_t i = static_cast<int64_t>(v);
-    if constexpr (std::is_same_v<T, uint8_t>) return static_cast<T>(i < 0 ? 0 : (i > 255 ? 255 : i));
-    else return static_cast<T>(i);
+    return static_cast<T>(i < lo ? lo : (i > hi ? hi : i));
   } else {
     return static_cast<T>(v);
   }

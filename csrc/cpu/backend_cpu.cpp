@@ -20,10 +20,11 @@ namespace {
 StoragePtr allocate(size_t nbytes, Device) { return Storage::allocate_cpu(nbytes); }
 
 void fill(const Tensor& dst, Scalar value) {
-  AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
+  AK_DISPATCH_STORAGE(dst.dtype, "fill", [&](auto tag) {
     using T = decltype(tag);
     // convert_value: the op refuses floats that do not fit (ops::check_fits); this keeps the cast defined regardless.
-    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f) : static_cast<T>(value.i);
+    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f)
+                                                  : py_arith::convert_value<T>(value.i);
     StridedLoop<1> loop(dst.shape, {&dst});
     loop.run([&](char** p, const int64_t* s, int64_t n) {
       if (s[0] == sizeof(T)) {
@@ -41,7 +42,7 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) { isa
 void copy(const Tensor& dst, const Tensor& src) { isa_kernels().copy(dst, src); }
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  AK_DISPATCH_ALL(out.dtype, "where", [&](auto tag) {
+  AK_DISPATCH_STORAGE(out.dtype, "where", [&](auto tag) {
     using T = decltype(tag);
     StridedLoop<4> loop(out.shape, {&out, &cond, &a, &b});
     loop.run([&](char** p, const int64_t* s, int64_t n) {
@@ -77,7 +78,7 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
   const Tensor dst = along_dim_view(out, index.shape, dim);
   const Tensor src_view(src.storage, src.offset, index.shape, src.strides, src.dtype);
   const int64_t step = out.strides[dim] * out.element_size();
-  AK_DISPATCH_ALL(out.dtype, "scatter", [&](auto tag) {
+  AK_DISPATCH_STORAGE(out.dtype, "scatter", [&](auto tag) {
     using T = decltype(tag);
     StridedLoop<3> loop(index.shape, {&dst, &index, &src_view});
     loop.run(
@@ -87,6 +88,8 @@ void scatter(const Tensor& out, int64_t dim, const Tensor& index, const Tensor& 
             T* o = reinterpret_cast<T*>(p[0] + i * s[0] + k * step);
             const T v = *reinterpret_cast<const T*>(p[2] + i * s[2]);
             if constexpr (std::is_same_v<T, bool>) *o = add ? (*o || v) : v;
+            else if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>)
+              *o = add ? T(static_cast<float>(*o) + static_cast<float>(v)) : v;  // in float32, rounded once
             else *o = add ? py_arith::wrap_add(*o, v) : v;  // integers wrap as in PyTorch, defined
           }
         },

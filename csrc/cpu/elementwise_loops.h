@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "core/py_arith.h"
+#include "cpu/isa.h"
 #include "cpu/iterator.h"
 #include "cpu/vec_math.h"
 
@@ -134,8 +135,24 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
   throw TypeError(str("binary op not supported for dtype ", dtype_name(a.dtype)));
 }
 
+// Which dtypes this build compiles the loops for. The baseline build takes
+// every dtype; the AVX2 and AVX-512 builds take the five that carry the
+// library's real work (float32 above all) and hand int8/int16/int32 and the
+// 16-bit floats' conversions to the baseline build: one set of template
+// instantiations for them instead of three (SSE2 vectorises their loops too).
+#ifdef AK_KERNEL_EVERY_DTYPE
+#define AK_KERNEL_DISPATCH AK_DISPATCH_ALL
+constexpr bool handled_here(DType) { return true; }
+#else
+#define AK_KERNEL_DISPATCH AK_DISPATCH_WIDE
+inline bool handled_here(DType t) {
+  return t == DType::Bool || t == DType::UInt8 || t == DType::Int64 || t == DType::Float32 || t == DType::Float64;
+}
+#endif
+
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
-  AK_DISPATCH_ALL(a.dtype, "binary op", [&](auto tag) {
+  if (!handled_here(a.dtype)) return baseline::binary(op, out, a, b);
+  AK_KERNEL_DISPATCH(a.dtype, "binary op", [&](auto tag) {
     using T = decltype(tag);
     binary_typed<T>(op, out, a, b);
   });
@@ -231,6 +248,7 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams
 }
 
 void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  if (!handled_here(in.dtype)) return baseline::unary(op, out, in, p);
   switch (in.dtype) {
     case DType::Float32: return unary_float<float>(op, out, in, p);
     case DType::Float64: return unary_float<double>(op, out, in, p);
@@ -242,15 +260,29 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
           op == UnaryOp::Round || op == UnaryOp::Sign)
         return unary_apply<bool, bool>(out, in, [](bool x) { return x; });
       break;
+#ifdef AK_KERNEL_EVERY_DTYPE
+    case DType::Int32: return unary_integral<int32_t>(op, out, in, p);
+    case DType::Int16: return unary_integral<int16_t>(op, out, in, p);
+    case DType::Int8: return unary_integral<int8_t>(op, out, in, p);
+#endif
+    default: break;
   }
   throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));
 }
 
 // Converting copy: dst[i] = (Dst) src[i].
+// Every pair of dtypes in the baseline build (the 16-bit floats included),
+// the five wide ones in the others.
+#ifdef AK_KERNEL_EVERY_DTYPE
+#define AK_COPY_DISPATCH AK_DISPATCH_STORAGE
+#else
+#define AK_COPY_DISPATCH AK_DISPATCH_WIDE
+#endif
 void copy(const Tensor& dst, const Tensor& src) {
-  AK_DISPATCH_ALL(dst.dtype, "copy", [&](auto dtag) {
+  if (!handled_here(dst.dtype) || !handled_here(src.dtype)) return baseline::copy(dst, src);
+  AK_COPY_DISPATCH(dst.dtype, "copy", [&](auto dtag) {
     using D = decltype(dtag);
-    AK_DISPATCH_ALL(src.dtype, "copy", [&](auto stag) {
+    AK_COPY_DISPATCH(src.dtype, "copy", [&](auto stag) {
       using S = decltype(stag);
       // convert_value: defined for every value (NaN or 1e300 into an integer included).
       unary_apply<D, S>(dst, src, [](S x) { return convert_value<D>(x); });

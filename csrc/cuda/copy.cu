@@ -48,9 +48,9 @@ struct WhereF {
 };
 
 void device_copy(const Tensor& dst, const Tensor& src) {
-  AK_DISPATCH_ALL(dst.dtype, "copy", [&](auto dtag) {
+  AK_DISPATCH_STORAGE(dst.dtype, "copy", [&](auto dtag) {
     using D = decltype(dtag);
-    AK_DISPATCH_ALL(src.dtype, "copy", [&](auto stag) {
+    AK_DISPATCH_STORAGE(src.dtype, "copy", [&](auto stag) {
       using S = decltype(stag);
       launch_map<2>(dst.shape, {&dst, &src}, CopyF<D, S>{dst.data<D>(), src.data<S>()});
     });
@@ -137,15 +137,15 @@ void copy(const Tensor& dst, const Tensor& src) {
 }
 
 void fill(const Tensor& dst, Scalar value) {
-  AK_DISPATCH_ALL(dst.dtype, "fill", [&](auto tag) {
+  AK_DISPATCH_STORAGE(dst.dtype, "fill", [&](auto tag) {
     using T = decltype(tag);
-    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f) : static_cast<T>(value.i);
+    const T v = value.kind == Scalar::Kind::Float ? py_arith::convert_value<T>(value.f) : py_arith::convert_value<T>(value.i);
     launch_map<1>(dst.shape, {&dst}, FillF<T>{dst.data<T>(), v});
   });
 }
 
 void where(const Tensor& out, const Tensor& cond, const Tensor& a, const Tensor& b) {
-  AK_DISPATCH_ALL(out.dtype, "where", [&](auto tag) {
+  AK_DISPATCH_STORAGE(out.dtype, "where", [&](auto tag) {
     using T = decltype(tag);
     launch_map<4>(out.shape, {&out, &cond, &a, &b}, WhereF<T>{out.data<T>(), cond.data<bool>(), a.data<T>(), b.data<T>()});
   });

@@ -26,18 +26,21 @@ struct GatherF {
   }
 };
 
-// uint8 has no atomicAdd on the GPU: add into the byte through a compare-and-swap on the
-// aligned 32-bit word around it. Blocks are at least 512 bytes and 256-aligned (the
-// allocator's size classes), so that word never leaves the allocation.
-__device__ __forceinline__ void atomic_add_u8(uint8_t* p, uint8_t v) {
+// 8- and 16-bit integers have no atomicAdd on the GPU: add into them through a
+// compare-and-swap on the aligned 32-bit word around them (two's complement: the
+// unsigned sum's bits are the signed one's). Blocks are at least 512 bytes and
+// 256-aligned (the allocator's size classes), so that word never leaves the allocation.
+template <typename U>  // uint8_t or uint16_t
+__device__ __forceinline__ void atomic_add_narrow(U* p, U v) {
+  constexpr unsigned mask = sizeof(U) == 1 ? 0xFFu : 0xFFFFu;
   const uintptr_t addr = reinterpret_cast<uintptr_t>(p);
   unsigned* word = reinterpret_cast<unsigned*>(addr & ~uintptr_t(3));
   const unsigned shift = static_cast<unsigned>(addr & 3) * 8;
   unsigned old = *reinterpret_cast<volatile unsigned*>(word), assumed;
   do {
     assumed = old;
-    const unsigned byte = ((assumed >> shift) + v) & 0xFFu;
-    old = atomicCAS(word, assumed, (assumed & ~(0xFFu << shift)) | (byte << shift));
+    const unsigned part = ((assumed >> shift) + v) & mask;
+    old = atomicCAS(word, assumed, (assumed & ~(mask << shift)) | (part << shift));
   } while (old != assumed);
 }
 
@@ -59,8 +62,9 @@ struct ScatterF {
       *p = v;
     } else if constexpr (std::is_same_v<T, bool>) {
       if (v) *p = true;  // "or": every writer writes the same value, so no atomic needed
-    } else if constexpr (std::is_same_v<T, uint8_t>) {
-      atomic_add_u8(p, v);
+    } else if constexpr (std::is_integral_v<T> && sizeof(T) <= 2) {  // uint8, int8, int16
+      using U = std::make_unsigned_t<T>;
+      atomic_add_narrow(reinterpret_cast<U*>(p), static_cast<U>(v));
     } else if constexpr (std::is_same_v<T, int64_t>) {
       // Two's complement: adding as unsigned 64-bit gives the signed sum (wrapping).
       atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
@@ -85,6 +89,7 @@ void gather(const Tensor& out, const Tensor& in, int64_t dim, const Tensor& inde
   const std::array<const Tensor*, 3> ts{&out, &index, &src};
   switch (in.element_size()) {
     case 1: return launch_map<3>(out.shape, ts, GatherF<uint8_t>{out.data<uint8_t>(), index.data<int64_t>(), src.data<uint8_t>(), step});
+    case 2: return launch_map<3>(out.shape, ts, GatherF<uint16_t>{out.data<uint16_t>(), index.data<int64_t>(), src.data<uint16_t>(), step});
     case 4: return launch_map<3>(out.shape, ts, GatherF<uint32_t>{out.data<uint32_t>(), index.data<int64_t>(), src.data<uint32_t>(), step});
     case 8: return launch_map<3>(out.shape, ts, GatherF<uint64_t>{out.data<uint64_t>(), index.data<int64_t>(), src.data<uint64_t>(), step});
   }

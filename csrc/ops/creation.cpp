@@ -100,6 +100,7 @@ int64_t blocks_for(DType dtype, int64_t n) { return dtype == DType::Float32 ? (n
 }  // namespace
 
 TensorPtr rand(const Shape& shape, DType dtype, Generator& gen, Device device) {
+  if (is_reduced_float(dtype)) return to_dtype(rand(shape, DType::Float32, gen, device), dtype);  // drawn in float32
   TensorPtr t = Tensor::empty(shape, dtype, device);
   AK_CHECK(is_floating(dtype), TypeError, "rand: dtype must be float32 or float64, got ", dtype_name(dtype));
   backend(device).random_uniform(*t, gen.seed, take_blocks(gen, blocks_for(dtype, t->numel())), 0.0, 1.0);
@@ -107,6 +108,7 @@ TensorPtr rand(const Shape& shape, DType dtype, Generator& gen, Device device) {
 }
 
 TensorPtr randn(const Shape& shape, DType dtype, Generator& gen, Device device) {
+  if (is_reduced_float(dtype)) return to_dtype(randn(shape, DType::Float32, gen, device), dtype);
   TensorPtr t = Tensor::empty(shape, dtype, device);
   AK_CHECK(is_floating(dtype), TypeError, "randn: dtype must be float32 or float64, got ", dtype_name(dtype));
   backend(device).random_normal(*t, gen.seed, take_blocks(gen, blocks_for(dtype, t->numel())), 0.0, 1.0);
@@ -119,8 +121,13 @@ TensorPtr randint(int64_t low, int64_t high, const Shape& shape, DType dtype, Ge
   // PyTorch refuses bounds out of range for bool and uint8 too.
   AK_CHECK(dtype != DType::Bool || (low >= 0 && high <= 2), ValueError, "randint: [", low, ", ", high,
            ") is out of bounds for bool (only randint(0, 2) or narrower)");
-  AK_CHECK(dtype != DType::UInt8 || (low >= 0 && high <= 256), ValueError, "randint: [", low, ", ", high,
-           ") is out of bounds for uint8 ([0, 256))");
+  if (is_integral(dtype, false) && dtype != DType::Int64) {
+    // [lo, hi + 1): the values the dtype holds.
+    const int64_t bits = 8 * itemsize(dtype), hi = dtype == DType::UInt8 ? 255 : (int64_t(1) << (bits - 1)) - 1,
+                  lo = dtype == DType::UInt8 ? 0 : -hi - 1;
+    AK_CHECK(low >= lo && high <= hi + 1, ValueError, "randint: [", low, ", ", high, ") is out of bounds for ",
+             dtype_name(dtype), " ([", lo, ", ", hi + 1, "))");
+  }
   // Draw uniform doubles (53 bits) and scale: exact for ranges below 2^53.
   // The range high - low can exceed int64 (randint(-2**63, 2**63-1)): it is
   // computed in uint64, where the difference is exact and defined, and the

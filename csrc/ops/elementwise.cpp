@@ -21,17 +21,43 @@ TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
   return scalar_tensor(s, dt, like->device());
 }
 
+namespace {
+// The largest finite value of a floating dtype (float64: none needed).
+double float_max(DType t) {
+  switch (t) {
+    case DType::Float16: return 65504.0;
+    case DType::BFloat16: return 3.3895313892515355e38;
+    case DType::Float32: return 3.4028234663852886e38;
+    default: return INFINITY;
+  }
+}
+// An integer dtype's range, as doubles (int64's upper bound 2^63 is exclusive).
+std::pair<double, double> int_range(DType t) {
+  switch (t) {
+    case DType::UInt8: return {0.0, 255.0};
+    case DType::Int8: return {-128.0, 127.0};
+    case DType::Int16: return {-32768.0, 32767.0};
+    case DType::Int32: return {-2147483648.0, 2147483647.0};
+    default: return {-9223372036854775808.0, 9223372036854775808.0};
+  }
+}
+}  // namespace
+
 void check_scalar_fits(Scalar s, DType dtype, const char* op) {
   bool fits = true;
   if (dtype == DType::Bool) {
     fits = true;  // anything is true or false
+  } else if (is_floating(dtype)) {
+    const double v = s.to_double();
+    fits = !std::isfinite(v) || std::fabs(v) <= float_max(dtype);
   } else if (s.kind == Scalar::Kind::Float) {
-    const double v = s.f;
-    if (dtype == DType::Float32) fits = !std::isfinite(v) || std::fabs(v) <= 3.4028234663852886e38;
-    else if (dtype == DType::Int64) fits = v >= -9223372036854775808.0 && v < 9223372036854775808.0;
-    else if (dtype == DType::UInt8) fits = v >= 0.0 && v <= 255.0;  // NaN fails both tests
+    const auto [lo, hi] = int_range(dtype);
+    fits = s.f >= lo && (dtype == DType::Int64 ? s.f < hi : s.f <= hi);  // NaN fails both tests
   } else if (dtype == DType::UInt8) {
-    fits = s.i >= -255 && s.i <= 255;
+    fits = s.i >= -255 && s.i <= 255;  // negatives wrap, as in PyTorch
+  } else if (dtype != DType::Int64) {
+    const auto [lo, hi] = int_range(dtype);
+    fits = static_cast<double>(s.i) >= lo && static_cast<double>(s.i) <= hi;
   }
   AK_CHECK(fits, ValueError, op, ": value ", s.kind == Scalar::Kind::Float ? str(s.f) : str(s.i),
            " cannot be converted to type ", dtype_name(dtype), " without overflow");
@@ -60,7 +86,9 @@ const char* op_name(BinaryOp op) {
 }
 
 // The dtype the kernel computes in, after checking the op accepts it.
+// float16 and bfloat16 compute in float32; binary() rounds the result back.
 DType compute_dtype(BinaryOp op, DType promoted) {
+  if (is_reduced_float(promoted)) return DType::Float32;
   if (op == BinaryOp::Div && !is_floating(promoted)) return DType::Float32;  // true division
   if (promoted == DType::Bool)
     AK_CHECK(op != BinaryOp::Sub && op != BinaryOp::FloorDiv && op != BinaryOp::Mod && op != BinaryOp::Pow, TypeError,
@@ -103,7 +131,7 @@ bool can_cast(DType from, DType to) {
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   check_same_device(a, b, op_name(op));
   check_bool_sub(op, a->dtype, b->dtype);
-  const DType dt = compute_dtype(op, result_type(a, b));
+  const DType promoted = result_type(a, b), dt = compute_dtype(op, promoted);
   const Shape shape = broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
   check_int_divisor(op, dt, cb);
@@ -112,7 +140,8 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   if (cb->shape != shape) cb = expand(cb, shape);
   backend(a->device()).binary(op, *out, *ca, *cb);
   if (is_floating(out->dtype) && autograd::should_record({&ca, &cb})) autograd::record_binary(op, out, ca, cb);
-  return out;
+  // A float16/bfloat16 result: computed in float32, rounded once (PyTorch's CPU kernels do the same).
+  return is_reduced_float(promoted) && !is_comparison(op) ? to_dtype(out, promoted) : out;
 }
 // [[/book:binary_op]]
 
@@ -125,6 +154,17 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   // integer type first would corrupt it (uint8 tensor / -3 must not see 253).
   TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, DType::Float32, a->device())
                                                               : wrap_scalar(b, a);
+  // float16/bfloat16 with a float number, as PyTorch's CPU kernels do it: x * 0.1 (0.1 * x),
+  // x / 0.1 and x // 0.1 take the number unrounded into their float32 computation; 0.1 / x is
+  // reciprocal(x) * 0.1; every other op (x + 0.1, x - 0.1, 0.7 - x, x ** 0.5) rounds the
+  // number to the tensor's dtype first (wrap_scalar).
+  if (is_reduced_float(a->dtype) && b.kind == Scalar::Kind::Float && !b.big_int) {
+    if (reverse && op == BinaryOp::Div) return binary_scalar(BinaryOp::Mul, unary(UnaryOp::Reciprocal, a), b, false);
+    if (op == BinaryOp::Mul || (!reverse && (op == BinaryOp::Div || op == BinaryOp::FloorDiv))) {
+      TensorPtr out = binary(op, to_dtype(a, DType::Float32), scalar_tensor(b, DType::Float32, a->device()));
+      return to_dtype(out, a->dtype);
+    }
+  }
   return reverse ? binary(op, s, a) : binary(op, a, s);
 }
 
@@ -288,6 +328,9 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!((op == UnaryOp::Relu || op == UnaryOp::Abs) && t->dtype == DType::Bool), TypeError,
            op == UnaryOp::Relu ? "relu" : "abs", ": not supported for bool tensors (as in PyTorch); convert first, "
            "e.g. x.to(aakaar.uint8)");
+  if (is_reduced_float(t->dtype))  // computed in float32, rounded once (as PyTorch's CPU kernels)
+    return op == UnaryOp::LogicalNot ? unary(op, to_dtype(t, DType::Float32), p)
+                                     : to_dtype(unary(op, to_dtype(t, DType::Float32), p), t->dtype);
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
@@ -300,6 +343,7 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
 }
 
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  if (is_reduced_float(t->dtype) && op != UnaryOp::LogicalNot) return copy_(t, unary(op, t, p));
   if (autograd::inplace_needs_history(t, {}))
     return autograd::inplace_with_history(t, "unary op", [&] { return unary(op, clone(t), p); });
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,

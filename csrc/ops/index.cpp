@@ -15,9 +15,11 @@
 namespace aakaar::ops {
 namespace {
 
+// int64 or int32, as PyTorch 2 takes for index_select, gather, scatter and x[idx];
+// checked_indices hands the kernels an int64 copy either way.
 void check_index_dtype(const TensorPtr& index, const char* op) {
-  AK_CHECK(index->dtype == DType::Int64, TypeError, op, ": index must be an int64 tensor, got ",
-           dtype_name(index->dtype));
+  AK_CHECK(index->dtype == DType::Int64 || index->dtype == DType::Int32, TypeError, op,
+           ": index must be an int64 or int32 tensor, got ", dtype_name(index->dtype));
 }
 
 // Checks every index lies in [-size, size) (or [0, size) when negatives are
@@ -27,7 +29,8 @@ void check_index_dtype(const TensorPtr& index, const char* op) {
 // wrapped copy goes back to its device for the kernel.
 TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, bool allow_negative, const char* op) {
   const Device device = index->device();
-  TensorPtr idx = device.type == DeviceType::CPU ? clone(contiguous(index)) : contiguous(to_device(index, Device{}));
+  const TensorPtr index64 = to_dtype(index, DType::Int64);  // int32 indices: widened here, once
+  TensorPtr idx = device.type == DeviceType::CPU ? clone(contiguous(index64)) : contiguous(to_device(index64, Device{}));
   int64_t* p = idx->data<int64_t>();
   for (int64_t i = 0, n = idx->numel(); i < n; ++i) {
     const int64_t v = p[i];

@@ -12,13 +12,16 @@ void check_matmul_dtypes(const TensorPtr& a, const TensorPtr& b, const char* op)
   check_same_device(a, b, op);
   AK_CHECK(a->dtype == b->dtype, TypeError, op, ": expected both operands to have the same dtype, got ",
            dtype_name(a->dtype), " and ", dtype_name(b->dtype));
-  AK_CHECK(is_floating(a->dtype), TypeError, op, " supports float32 and float64, got ", dtype_name(a->dtype));
+  AK_CHECK(is_floating(a->dtype), TypeError, op, " supports float32 and float64 (and float16/bfloat16, computed in float32), got ",
+           dtype_name(a->dtype));
 }
 
 }  // namespace
 
 TensorPtr bmm(const TensorPtr& a, const TensorPtr& b) {
   check_matmul_dtypes(a, b, "bmm");
+  if (is_reduced_float(a->dtype))  // float32 products and sums, each result rounded once (PyTorch's CPU gemm)
+    return to_dtype(bmm(to_dtype(a, DType::Float32), to_dtype(b, DType::Float32)), a->dtype);
   AK_CHECK(a->ndim() == 3 && b->ndim() == 3, ValueError, "bmm: expected 3-d tensors, got ", shape_str(a->shape),
            " and ", shape_str(b->shape));
   AK_CHECK(a->shape[0] == b->shape[0] && a->shape[2] == b->shape[1], ValueError,

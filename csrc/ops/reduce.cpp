@@ -51,9 +51,17 @@ int64_t reduced_count(const TensorPtr& t, const std::vector<bool>& mask) {
   return n;
 }
 
+// float16 and bfloat16 reduce in float32 and round the result once, as PyTorch's CPU kernels.
+template <typename F>
+TensorPtr in_float32(const TensorPtr& t, F f) {
+  return is_reduced_float(t->dtype) ? to_dtype(f(to_dtype(t, DType::Float32)), t->dtype) : f(t);
+}
+
 }  // namespace
 
 TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
+  if (is_reduced_float(t->dtype) && op != ReduceOp::All && op != ReduceOp::Any)
+    return in_float32(t, [&](const TensorPtr& x) { return reduce(op, x, dims, keepdim); });
   const auto mask = reduced_mask(t, dims);
   if (op == ReduceOp::Max || op == ReduceOp::Min)
     // Every reduced dim must be non-empty, even when the result is empty (PyTorch's rule).
@@ -83,6 +91,7 @@ TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std
 }
 
 TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
+  if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return mean(x, dims, keepdim); });
   AK_CHECK(is_floating(t->dtype), TypeError, "mean(): input dtype must be floating point, got ", dtype_name(t->dtype),
            "; convert with .to(aakaar.float32) first");
   const auto mask = reduced_mask(t, dims);
@@ -92,6 +101,8 @@ TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
 }
 
 TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim) {
+  if (is_reduced_float(t->dtype))
+    return in_float32(t, [&](const TensorPtr& x) { return var(x, dims, correction, keepdim); });
   AK_CHECK(is_floating(t->dtype), TypeError, "var/std: input dtype must be floating point, got ",
            dtype_name(t->dtype));
   const auto mask = reduced_mask(t, dims);
@@ -106,6 +117,8 @@ TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction
 }
 
 TensorPtr std_dev(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim) {
+  if (is_reduced_float(t->dtype))
+    return in_float32(t, [&](const TensorPtr& x) { return std_dev(x, dims, correction, keepdim); });
   TensorPtr v = var(t, std::move(dims), correction, keepdim);
   TensorPtr out;
   {
@@ -128,6 +141,10 @@ TensorPtr std_dev(const TensorPtr& t, std::optional<DimList> dims, double correc
 }
 
 std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool keepdim, bool is_max) {
+  if (is_reduced_float(t->dtype)) {  // float32 holds every 16-bit value exactly: the same max, the same index
+    auto [values, indices] = max_dim(to_dtype(t, DType::Float32), dim, keepdim, is_max);
+    return {to_dtype(values, t->dtype), indices};
+  }
   dim = t->wrap_dim(dim);
   TensorPtr in = t->ndim() == 0 ? reshape(t, {1}) : t;
   AK_CHECK(in->shape[dim] > 0, IndexError, is_max ? "max" : "min", "(): cannot reduce dim ", dim,
@@ -153,6 +170,7 @@ TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, b
 }
 
 TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
+  if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return logsumexp(x, dims, keepdim); });
   TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
   // A sum of no exponentials is 0 and log 0 = -inf (as PyTorch); the max
   // below has no identity, so an empty reduction is answered here.
@@ -172,6 +190,7 @@ TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
 }
 
 TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log) {
+  if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return softmax(x, dim, log); });
   TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
   dim = x->wrap_dim(dim);
   if (x->ndim() == 0) x = reshape(x, {1});
@@ -182,6 +201,7 @@ TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log) {
 }
 
 TensorPtr cumsum(const TensorPtr& t, int64_t dim) {
+  if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return cumsum(x, dim); });
   dim = t->wrap_dim(dim);
   TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Int64);
   if (x->ndim() == 0) x = reshape(x, {1});

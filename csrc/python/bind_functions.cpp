@@ -77,7 +77,7 @@ void bind_functions(py::module_& m) {
     else end = to_scalar(b, "arange");
     const bool any_float = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float || st.kind == Scalar::Kind::Float;
     const DType dt = dtype_or(dtype, any_float ? DType::Float32 : DType::Int64);
-    if (!any_float && (dt == DType::Int64 || dt == DType::UInt8))  // integers in, integers out: exact
+    if (!any_float && is_integral(dt, false))  // integers in, integers out: exact
       return leaf(ops::arange_int(start.i, end.i, st.i, dt, device_or_cpu(device)), requires_grad);
     return leaf(ops::arange(start.to_double(), end.to_double(), st.to_double(), dt, device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
@@ -134,6 +134,13 @@ void bind_functions(py::module_& m) {
     return shape_tuple(broadcast_shapes(ss));
   }, "The shape that the given shapes broadcast to.");
   m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); }, "The dtype an operation on the two tensors computes in (the promotion table).");
+  // With a Python number: the number changes the dtype only when it is of a higher kind (bool < int < float).
+  m.def("result_type", [](const TensorPtr& a, py::handle b) {
+    return ops::wrap_scalar(to_scalar(b, "result_type"), a)->dtype;
+  }, "The dtype an operation on the tensor and the number computes in.");
+  m.def("result_type", [](py::handle a, const TensorPtr& b) {
+    return ops::wrap_scalar(to_scalar(a, "result_type"), b)->dtype;
+  }, "The dtype an operation on the number and the tensor computes in.");
   m.def("matmul", &ops::matmul, py::arg("input"), py::arg("other"), "Matrix product: 1-D operands are vectors, more dims are batches that broadcast.");
   m.def("mm", &ops::mm, py::arg("input"), py::arg("mat2"), "Product of two matrices.");
   m.def("bmm", &ops::bmm, py::arg("input"), py::arg("mat2"), "Batched product of two 3-D tensors (batch, n, m) @ (batch, m, p).");

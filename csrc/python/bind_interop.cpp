@@ -30,7 +30,7 @@ struct DLManagedTensor {
   void (*deleter)(DLManagedTensor*);
 };
 enum { kDLCPU = 1, kDLCUDA = 2 };
-enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBool = 6 };
+enum { kDLInt = 0, kDLUInt = 1, kDLFloat = 2, kDLBfloat = 4, kDLBool = 6 };
 
 struct ExportContext {
   TensorPtr tensor;  // keeps the storage alive while the consumer holds it
@@ -42,23 +42,21 @@ DLDataType to_dl(DType d) {
   switch (d) {
     case DType::Bool: return {kDLBool, 8, 1};
     case DType::UInt8: return {kDLUInt, 8, 1};
-    case DType::Int64: return {kDLInt, 64, 1};
-    case DType::Float32: return {kDLFloat, 32, 1};
-    case DType::Float64: return {kDLFloat, 64, 1};
+    case DType::BFloat16: return {kDLBfloat, 16, 1};
+    default:  // the signed integers and the IEEE floats: their size says which
+      return {static_cast<uint8_t>(is_floating(d) ? kDLFloat : kDLInt), static_cast<uint8_t>(8 * itemsize(d)), 1};
   }
-  return {0, 0, 0};
 }
 
 DType from_dl(DLDataType t) {
-  if (t.lanes == 1) {
-    if (t.code == kDLBool && t.bits == 8) return DType::Bool;
-    if (t.code == kDLUInt && t.bits == 8) return DType::UInt8;
-    if (t.code == kDLInt && t.bits == 64) return DType::Int64;
-    if (t.code == kDLFloat && t.bits == 32) return DType::Float32;
-    if (t.code == kDLFloat && t.bits == 64) return DType::Float64;
-  }
+  if (t.lanes == 1)
+    for (int v = 0; v < kNumDTypes; ++v) {
+      const DLDataType c = to_dl(static_cast<DType>(v));
+      if (c.code == t.code && c.bits == t.bits) return static_cast<DType>(v);
+    }
   throw TypeError(str("from_dlpack: unsupported dtype (code ", int(t.code), ", ", int(t.bits), " bits, ", t.lanes,
-                      " lanes); aakaar supports bool, uint8, int64, float32 and float64"));
+                      " lanes); aakaar supports bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32 "
+                      "and float64"));
 }
 
 void capsule_destructor(PyObject* capsule) {
@@ -142,27 +140,28 @@ TensorPtr from_dlpack(py::object obj) {
 }
 
 // ---- numpy ----
+// numpy's type letters: bool, the integers by size, float16/32/64. numpy has no bfloat16.
 DType dtype_from_numpy(const py::dtype& dt) {
   const char kind = dt.kind();
   const auto size = dt.itemsize();
   if (kind == 'b') return DType::Bool;
   if (kind == 'u' && size == 1) return DType::UInt8;
+  if (kind == 'i' && size == 1) return DType::Int8;
+  if (kind == 'i' && size == 2) return DType::Int16;
+  if (kind == 'i' && size == 4) return DType::Int32;
   if (kind == 'i' && size == 8) return DType::Int64;
+  if (kind == 'f' && size == 2) return DType::Float16;
   if (kind == 'f' && size == 4) return DType::Float32;
   if (kind == 'f' && size == 8) return DType::Float64;
   throw TypeError(str("from_numpy: unsupported numpy dtype ", std::string(py::str(dt)),
-                      "; aakaar supports bool, uint8, int64, float32 and float64 (convert with .astype first)"));
+                      "; aakaar supports bool, uint8, int8, int16, int32, int64, float16, float32 and float64 "
+                      "(convert with .astype first)"));
 }
 
 py::dtype numpy_dtype(DType d) {
-  switch (d) {
-    case DType::Bool: return py::dtype("bool");
-    case DType::UInt8: return py::dtype("uint8");
-    case DType::Int64: return py::dtype("int64");
-    case DType::Float32: return py::dtype("float32");
-    case DType::Float64: return py::dtype("float64");
-  }
-  return py::dtype("float32");
+  AK_CHECK(d != DType::BFloat16, TypeError, "numpy has no bfloat16 dtype (PyTorch refuses too: "
+           "\"Got unsupported ScalarType BFloat16\"); convert first, e.g. t.float().numpy()");
+  return py::dtype(dtype_name(d));  // numpy's names are aakaar's for the other nine
 }
 
 TensorPtr from_numpy(py::array arr) {
@@ -237,11 +236,16 @@ std::string buffer_format(DType d) {
   switch (d) {
     case DType::Bool: return "?";
     case DType::UInt8: return "B";
+    case DType::Int8: return "b";
+    case DType::Int16: return "h";
+    case DType::Int32: return "i";
     case DType::Int64: return py::format_descriptor<int64_t>::format();
+    case DType::Float16: return "e";
     case DType::Float32: return "f";
     case DType::Float64: return "d";
+    case DType::BFloat16: break;
   }
-  return "B";
+  throw TypeError(str("the buffer protocol has no format for ", dtype_name(d), "; convert first, e.g. t.float()"));
 }
 
 }  // namespace

@@ -1,4 +1,6 @@
 // Tensor methods and operators. Each line forwards to an op in csrc/ops.
+#include <type_traits>
+
 #include "core/error.h"
 #include "ops/ops.h"
 #include "python/convert.h"
@@ -49,6 +51,12 @@ py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool rev
 }
 
 TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
+  if (is_reduced_float(a->dtype) && !py::isinstance<Tensor>(other))
+    if (auto s = as_scalar(other); s && s->kind == Scalar::Kind::Float) {
+      // float16 *= 0.1: the number joins the float32 computation unrounded, as out of place.
+      ops::copy_(a, ops::binary_scalar(op, a, *s, false));
+      return a;
+    }
   ops::binary_(op, a, as_tensor(other, a, "in-place op"));
   return a;
 }
@@ -198,8 +206,8 @@ ParsedIndex parse_index(const TensorPtr& t, py::handle key) {
         for (int64_t j = 0; j < k; ++j) adv.push_back({d + j, ops::select(nz, 1, j)});
         d += k;
       } else {
-        AK_CHECK(idx->dtype == DType::Int64, IndexError,
-                 "tensors used as indices must be int64 or bool tensors, got ", dtype_name(idx->dtype));
+        AK_CHECK(idx->dtype == DType::Int64 || idx->dtype == DType::Int32, IndexError,
+                 "tensors used as indices must be int64, int32 or bool tensors, got ", dtype_name(idx->dtype));
         adv.push_back({d, ops::to_dtype(idx, DType::Int64)});
         ++d;
       }
@@ -601,6 +609,13 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   // ---- conversion ----
   cls.def("_to_dtype", [](const TensorPtr& t, DType d, bool copy) { return ops::to_dtype(t, d, copy); },
           py::arg("dtype"), py::arg("copy") = false, "A copy converted to dtype (self if it already has it, unless copy=True).")
+      .def("_bitcast", [](const TensorPtr& t, DType d) {
+        // The same bytes read as another dtype of the same size (torch's t.view(dtype) for that case):
+        // aakaar.save stores bfloat16 through int16, which numpy has.
+        AK_CHECK(itemsize(d) == t->element_size(), ValueError, "_bitcast: ", dtype_name(t->dtype), " and ",
+                 dtype_name(d), " differ in size");
+        return std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, d);
+      }, py::arg("dtype"), "This tensor's memory read as another dtype of the same item size (shares storage).")
       .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); }, "The tensor on another device (self if already there).")
       .def("item", [](const TensorPtr& self) -> py::object {
         AK_CHECK(self->numel() == 1, ValueError, "a tensor with ", self->numel(), " elements (shape ",
@@ -609,14 +624,13 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
         // of the one element (as torch does, this waits for the device).
         const TensorPtr host = self->device().type == DeviceType::CPU ? self : ops::to_device(self, Device{});
         const Tensor& t = *host;
-        switch (t.dtype) {
-          case DType::Bool: return py::bool_(*t.data<bool>());
-          case DType::UInt8: return py::int_(*t.data<uint8_t>());
-          case DType::Int64: return py::int_(*t.data<int64_t>());
-          case DType::Float32: return py::float_(*t.data<float>());
-          case DType::Float64: return py::float_(*t.data<double>());
-        }
-        return py::none();
+        return AK_DISPATCH_STORAGE(t.dtype, "item", [&](auto tag) -> py::object {
+          using T = decltype(tag);
+          const T v = *reinterpret_cast<const T*>(t.data_ptr());
+          if constexpr (std::is_same_v<T, bool>) return py::bool_(v);
+          else if constexpr (std::is_integral_v<T>) return py::int_(static_cast<int64_t>(v));
+          else return py::float_(static_cast<double>(static_cast<std::conditional_t<std::is_floating_point_v<T>, T, float>>(v)));
+        });
       }, "The value of a one-element tensor as a Python number.");
 }
 

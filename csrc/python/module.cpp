@@ -104,8 +104,16 @@ PYBIND11_MODULE(_C, m) {
       .value("int64", DType::Int64)
       .value("float32", DType::Float32)
       .value("float64", DType::Float64)
+      .value("int32", DType::Int32)
+      .value("int16", DType::Int16)
+      .value("int8", DType::Int8)
+      .value("float16", DType::Float16)
+      .value("bfloat16", DType::BFloat16)
       .def_property_readonly("itemsize", [](DType d) { return itemsize(d); }, "Bytes per element.")
-      .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); }, "Whether this is float32 or float64.");
+      .def_property_readonly("is_floating_point", [](DType d) { return is_floating(d); },
+                             "Whether this is a floating type (float16, bfloat16, float32, float64).")
+      .def_property_readonly("is_signed", [](DType d) { return d != DType::Bool && d != DType::UInt8; },
+                             "Whether the type holds negative numbers.");
   m.def("promote_types", [](DType a, DType b) { return promote_types(python::checked_dtype(a), python::checked_dtype(b)); },
         py::arg("a"), py::arg("b"),
         "The dtype an operation on dtypes a and b computes in (see the promotion table in csrc/core/dtype.h).");

@@ -104,7 +104,8 @@ def test_numpy_scalars_keep_their_dtype():
     assert ak.tensor(np.float32(3.0)).dtype == ak.float32
     assert ak.tensor(np.int64(3)).dtype == ak.int64
     assert ak.tensor(np.bool_(True)).dtype == ak.bool
-    assert ak.tensor(np.int32(3)).dtype == ak.int64  # unsupported numpy dtype: the Python-number rule
+    assert ak.tensor(np.int32(3)).dtype == ak.int32
+    assert ak.tensor(np.uint16(3)).dtype == ak.int64  # unsupported numpy dtype: the Python-number rule
     assert ak.tensor(3.0).dtype == ak.float32
 
 

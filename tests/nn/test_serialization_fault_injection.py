@@ -105,7 +105,7 @@ CRAFTED = {
     "string offset": lambda h: h["tensors"][0].update(offset="0"),
     "negative offset": lambda h: h["tensors"][0].update(offset=-64),
     "offset beyond data": lambda h: h["tensors"][0].update(offset=10**6),
-    "unknown dtype": lambda h: h["tensors"][0].update(dtype="int32"),
+    "unknown dtype": lambda h: h["tensors"][0].update(dtype="complex64"),
     "extra entry field": lambda h: h["tensors"][0].update(strides=[1]),
     "missing entry field": lambda h: h["tensors"][0].pop("requires_grad"),
     "string requires_grad": lambda h: h["tensors"][0].update(requires_grad="yes"),
