@@ -49,9 +49,10 @@ from .creation import (  # noqa: F401
     as_tensor, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, tensor, zeros_like,
 )
 from .serialization import load, save  # noqa: F401
-from . import _arg_aliases
+from . import _arg_aliases, _math_ops
 
 _install_methods()
+_math_ops.install()
 _arg_aliases.install()  # after _install_methods: max and min are Python methods
 cat = _arg_aliases.accept_numpy_names(cat)
 stack = _arg_aliases.accept_numpy_names(stack)

@@ -11,6 +11,10 @@ from .layers import (  # noqa: F401
     ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
     LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
 )
+from .layers_activation import (  # noqa: F401
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, PReLU, ReLU6, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
 from .layers_conv import AdaptiveAvgPool2d, AvgPool2d, Conv2d, MaxPool2d  # noqa: F401
 from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,

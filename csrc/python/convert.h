@@ -31,5 +31,6 @@ TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what);
 void bind_interop(py::module_& m, py::class_<Tensor, TensorPtr>& cls);
 void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls);
 void bind_functions(py::module_& m);
+void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls);  // the maths API (bind_math.cpp)
 
 }  // namespace aakaar::python
