@@ -23,7 +23,8 @@ from .._C import Tensor
 from ..autograd import no_grad
 
 __all__ = [
-    "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
+    "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
+    "log_softmax",
     "dropout", "layer_norm", "batch_norm", "embedding", "cross_entropy", "nll_loss", "mse_loss",
 ]
 
@@ -96,6 +97,11 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
 def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
     return input.silu_() if inplace else input.silu()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``; ``x`` itself where ``beta * x > threshold``."""
+    return input.softplus(beta, threshold)
 
 
 def sigmoid(input: Tensor) -> Tensor:

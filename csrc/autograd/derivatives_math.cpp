@@ -142,11 +142,40 @@ void record_unary_math(UnaryOp op, const TensorPtr& out, const TensorPtr& in, Un
   }
 }
 
+void record_clamp_tensor(const TensorPtr& out, const TensorPtr& x, const TensorPtr& lo, const TensorPtr& hi) {
+  // torch's clamp_backward_min_max: x where lo <= x <= hi; lo where x < lo (and lo < hi when
+  // both are given); hi where x > hi or hi < lo (a crossed pair gives hi). NaN anywhere: nothing.
+  TensorList inputs{x};
+  if (lo) inputs.push_back(lo);
+  if (hi) inputs.push_back(hi);
+  const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
+  record("ClampBackward", inputs, out, inputs, [has_lo, has_hi](const TensorList& g, const TensorList& s, const Needs&) {
+    const TensorPtr& x = s[0];
+    const TensorPtr l = has_lo ? s[1] : nullptr, h = has_hi ? s[has_lo ? 2 : 1] : nullptr;
+    TensorPtr keep_x;
+    if (l && h) keep_x = both(binary(BinaryOp::Ge, x, l), binary(BinaryOp::Le, x, h));
+    else keep_x = l ? binary(BinaryOp::Ge, x, l) : binary(BinaryOp::Le, x, h);
+    TensorList r{keep_where(keep_x, g[0])};
+    if (l) {
+      TensorPtr to_lo = binary(BinaryOp::Lt, x, l);
+      if (h) to_lo = both(to_lo, binary(BinaryOp::Lt, l, h));
+      r.push_back(keep_where(to_lo, g[0]));
+    }
+    if (h) {
+      TensorPtr to_hi = binary(BinaryOp::Gt, x, h);
+      if (l) to_hi = either(to_hi, binary(BinaryOp::Lt, h, l));
+      r.push_back(keep_where(to_hi, g[0]));
+    }
+    return r;
+  });
+}
+
 void record_binary_math(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
   switch (op) {
-    case BinaryOp::Atan2:  // (b, -a) / (a^2 + b^2)
+    case BinaryOp::Atan2:  // (b, -a) / (a^2 + b^2), and 0 where that denominator is 0 (torch's)
       return record("Atan2Backward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
-        const TensorPtr r = unary(UnaryOp::Reciprocal, add(mul(s[0], s[0]), mul(s[1], s[1])));
+        const TensorPtr d = add(mul(s[0], s[0]), mul(s[1], s[1]));
+        const TensorPtr r = ops::where(cmp(BinaryOp::Eq, d, 0.0), zero_like(d), unary(UnaryOp::Reciprocal, d));
         return TensorList{n[0] ? mul(mul(g[0], s[1]), r) : nullptr,
                           n[1] ? mul(mul(g[0], unary(UnaryOp::Neg, s[0])), r) : nullptr};
       });

@@ -406,6 +406,29 @@ TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
   return out;
 }
 
+TensorPtr clamp_tensor(const TensorPtr& t, const TensorPtr& lo, const TensorPtr& hi) {
+  AK_CHECK(lo || hi, ValueError, "clamp: at least one of min and max must be given");
+  DType dt = t->dtype;
+  std::vector<Shape> shapes{t->shape};
+  for (const TensorPtr& b : {lo, hi})
+    if (b) {
+      check_same_device(t, b, "clamp");
+      dt = promote_types(dt, b->dtype);
+      shapes.push_back(b->shape);
+    }
+  const Shape shape = broadcast_shapes(shapes);
+  const auto prepare = [&](const TensorPtr& v) { return v ? expand(to_dtype(v, dt), shape) : nullptr; };
+  const TensorPtr x = prepare(t), l = prepare(lo), h = prepare(hi);
+  TensorPtr out = x;
+  {
+    autograd::GradModeGuard no_grad(false);  // the values; the gradient is recorded below as one node
+    if (l) out = binary(BinaryOp::Maximum, out, l);
+    if (h) out = binary(BinaryOp::Minimum, out, h);
+  }
+  if (is_floating(dt) && autograd::should_record({&x, &l, &h})) autograd::record_clamp_tensor(out, x, l, h);
+  return out;
+}
+
 TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value) {
   AK_CHECK(mask->dtype == DType::Bool, TypeError, "masked_fill: mask must be a bool tensor, got ",
            dtype_name(mask->dtype));

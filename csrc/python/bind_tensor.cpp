@@ -264,12 +264,9 @@ UnaryParams clamp_params(py::handle lo, py::handle hi) {
 
 TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
   AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp: at least one of min and max must be given");
-  if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi)) {
-    TensorPtr out = t;
-    if (!lo.is_none()) out = ops::binary(BinaryOp::Maximum, out, as_tensor(lo, t, "clamp"));
-    if (!hi.is_none()) out = ops::binary(BinaryOp::Minimum, out, as_tensor(hi, t, "clamp"));
-    return out;
-  }
+  if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi))
+    return ops::clamp_tensor(t, lo.is_none() ? nullptr : as_tensor(lo, t, "clamp"),
+                             hi.is_none() ? nullptr : as_tensor(hi, t, "clamp"));
   return ops::unary(UnaryOp::Clamp, t, clamp_params(lo, hi));
 }
 
