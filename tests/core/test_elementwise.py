@@ -243,10 +243,12 @@ def test_comparisons_and_logical_ops_return_bool():
     assert a.logical_and(aakaar.tensor([0, 1, 1])).tolist() == [False, True, True]
     assert a.logical_not().tolist() == [False, False, False]
     assert aakaar.tensor([0.0, 2.0]).logical_not().tolist() == [True, False]
-    with pytest.raises(TypeError, match="bool"):
-        a & a
-    with pytest.raises(TypeError, match="bool"):
-        ~a
+    # on integers & and ~ are bitwise, as in torch (tests/core/test_math_ops.py); floats refuse them
+    assert (a & a).tolist() == a.tolist() and (~a).tolist() == [-2, -3, -4]
+    with pytest.raises(TypeError, match="float"):
+        a.float() & a.float()
+    with pytest.raises(TypeError, match="float"):
+        ~a.float()
 
 
 # ---- in-place ops -------------------------------------------------------------
