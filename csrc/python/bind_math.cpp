@@ -18,16 +18,6 @@ TensorPtr inplace(BinaryOp op, const TensorPtr& a, py::handle other, const char*
   return a;
 }
 
-// Operators: a tensor or a Python number; anything else is NotImplemented (Python then tries the reflection).
-py::object operator_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
-  if (py::isinstance<Tensor>(other)) {
-    TensorPtr b = other.cast<TensorPtr>();
-    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
-  }
-  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
-  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-}
-
 BinaryOp div_op(py::handle rounding_mode) {
   if (rounding_mode.is_none()) return BinaryOp::Div;
   const std::string mode = py::str(rounding_mode);
@@ -149,8 +139,8 @@ void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
 
   // ---- operators: & | ^ on integers and bool (bitwise; logical for bool), ~, << and >> ----
 #define AK_OPERATOR(pyname, rname, iname, OP)                                                                      \
-  cls.def(pyname, [](const TensorPtr& a, py::handle b) { return operator_op(BinaryOp::OP, a, b, false); });          \
-  cls.def(rname, [](const TensorPtr& a, py::handle b) { return operator_op(BinaryOp::OP, a, b, true); });            \
+  cls.def(pyname, [](const TensorPtr& a, py::handle b) { return binary_op(BinaryOp::OP, a, b, false); });          \
+  cls.def(rname, [](const TensorPtr& a, py::handle b) { return binary_op(BinaryOp::OP, a, b, true); });            \
   cls.def(iname, [](const TensorPtr& a, py::handle b) { return inplace(BinaryOp::OP, a, b, iname); });
   AK_OPERATOR("__and__", "__rand__", "__iand__", BitwiseAnd)
   AK_OPERATOR("__or__", "__ror__", "__ior__", BitwiseOr)

@@ -37,17 +37,6 @@ double variance_correction(py::handle unbiased, py::handle correction, const cha
   return correction.is_none() ? 1.0 : correction.cast<double>();
 }
 
-// Binary operators: the other operand may be a tensor or a Python number;
-// anything else returns NotImplemented so Python can try the reflected op.
-py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
-  if (py::isinstance<Tensor>(other)) {
-    TensorPtr b = other.cast<TensorPtr>();
-    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
-  }
-  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
-  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-}
-
 TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
   ops::binary_(op, a, as_tensor(other, a, "in-place op"));
   return a;
@@ -261,6 +250,17 @@ UnaryParams clamp_params(py::handle lo, py::handle hi) {
 }
 
 }  // namespace
+
+// Binary operators: the other operand may be a tensor or a Python number;
+// anything else returns NotImplemented so Python can try the reflected op.
+py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
+  if (py::isinstance<Tensor>(other)) {
+    TensorPtr b = other.cast<TensorPtr>();
+    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
+  }
+  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
 
 TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
   AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp: at least one of min and max must be given");
