@@ -15,14 +15,14 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'avg_pool2d', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'conv2d', 'conv2d_input_grad', 'conv2d_weight_grad', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'manual_seed', 'matmul', 'max_pool2d', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'stack', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'avg_pool2d', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'celu', 'celu_', 'conv2d', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'logsigmoid', 'logsigmoid_', 'manual_seed', 'matmul', 'max_pool2d', 'mish', 'mish_', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'selu', 'selu_', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'softshrink', 'stack', 'threshold', 'threshold_', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
     """
-class DTypeError(TypeError, RuntimeError):
+class DTypeError(TypeError, NotImplementedError):
     """
-    A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError (what PyTorch raises for the same mistakes).
+    A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError -- a NotImplementedError, what PyTorch raises for a dtype an op has no kernel for.
     """
 class dtype:
     """
@@ -39,27 +39,12 @@ class dtype:
       float32
     
       float64
-    
-      int32
-    
-      int16
-    
-      int8
-    
-      float16
-    
-      bfloat16
     """
     __members__: typing.ClassVar[dict[str, dtype]]
-    bfloat16: typing.ClassVar[dtype]
     bool: typing.ClassVar[dtype]
-    float16: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
-    int16: typing.ClassVar[dtype]
-    int32: typing.ClassVar[dtype]
     int64: typing.ClassVar[dtype]
-    int8: typing.ClassVar[dtype]
     uint8: typing.ClassVar[dtype]
     @typing.overload
     def __eq__(self: dtype, other: dtype) -> builtins.bool:
@@ -92,12 +77,7 @@ class dtype:
     @property
     def is_floating_point(self) -> builtins.bool:
         """
-        Whether this is a floating type (float16, bfloat16, float32, float64).
-        """
-    @property
-    def is_signed(self) -> builtins.bool:
-        """
-        Whether the type holds negative numbers.
+        Whether this is float32 or float64.
         """
     @property
     def itemsize(self) -> int:
@@ -146,9 +126,7 @@ class Tensor:
     def __add__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __and__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical and of bool tensors.
-        """
+        ...
     def __array__(self, dtype: typing.Any = None, copy: typing.Any = None) -> numpy.ndarray:
         ...
     def __dlpack__(self, *, stream: typing.Any = None, max_version: typing.Any = None, dl_device: typing.Any = None, copy: typing.Any = None) -> typing_extensions.CapsuleType:
@@ -171,7 +149,11 @@ class Tensor:
         ...
     def __iadd__(self, arg0: typing.Any) -> Tensor:
         ...
+    def __iand__(self, arg0: typing.Any) -> Tensor:
+        ...
     def __ifloordiv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __ilshift__(self, arg0: typing.Any) -> Tensor:
         ...
     def __imod__(self, arg0: typing.Any) -> Tensor:
         ...
@@ -181,13 +163,19 @@ class Tensor:
         ...
     def __invert__(self) -> Tensor:
         """
-        Elementwise logical not of a bool tensor.
+        ~x: bitwise not of an integer tensor, logical not of a bool one.
         """
+    def __ior__(self, arg0: typing.Any) -> Tensor:
+        ...
     def __ipow__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __irshift__(self, arg0: typing.Any) -> Tensor:
         ...
     def __isub__(self, arg0: typing.Any) -> Tensor:
         ...
     def __itruediv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __ixor__(self, arg0: typing.Any) -> Tensor:
         ...
     def __le__(self, arg0: typing.Any) -> typing.Any:
         ...
@@ -195,6 +183,8 @@ class Tensor:
         """
         Size of the first dim.
         """
+    def __lshift__(self, arg0: typing.Any) -> typing.Any:
+        ...
     def __lt__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __matmul__(self, arg0: Tensor) -> Tensor:
@@ -212,9 +202,7 @@ class Tensor:
         Elementwise negation.
         """
     def __or__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical or of bool tensors.
-        """
+        ...
     def __pos__(self) -> Tensor:
         """
         The tensor itself.
@@ -224,10 +212,10 @@ class Tensor:
     def __radd__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __rand__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical and of bool tensors.
-        """
+        ...
     def __rfloordiv__(self, arg0: typing.Any) -> typing.Any:
+        ...
+    def __rlshift__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __rmatmul__(self, arg0: Tensor) -> Tensor:
         """
@@ -238,19 +226,19 @@ class Tensor:
     def __rmul__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __ror__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical or of bool tensors.
-        """
+        ...
     def __rpow__(self, arg0: typing.Any) -> typing.Any:
+        ...
+    def __rrshift__(self, arg0: typing.Any) -> typing.Any:
+        ...
+    def __rshift__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __rsub__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __rtruediv__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __rxor__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical xor of bool tensors.
-        """
+        ...
     def __setitem__(self, arg0: typing.Any, arg1: typing.Any) -> None:
         """
         Index assignment: writes `value` (broadcast) into the indexed elements.
@@ -260,15 +248,9 @@ class Tensor:
     def __truediv__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __xor__(self, arg0: typing.Any) -> typing.Any:
-        """
-        Elementwise logical xor of bool tensors.
-        """
+        ...
     def _backward(self, gradient: typing.Any = None, retain_graph: builtins.bool = False, create_graph: builtins.bool = False, inputs: typing.Any = None) -> None:
         ...
-    def _bitcast(self, dtype: dtype) -> Tensor:
-        """
-        This tensor's memory read as another dtype of the same item size (shares storage).
-        """
     def _max_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: builtins.bool) -> tuple[Tensor, Tensor]:
         """
         (values, indices) of the maximum along one dim.
@@ -292,6 +274,22 @@ class Tensor:
     def abs_(self) -> Tensor:
         """
         In-place abs; returns self.
+        """
+    def acos(self) -> Tensor:
+        """
+        Elementwise arccosine.
+        """
+    def acos_(self) -> Tensor:
+        """
+        In-place acos; returns self.
+        """
+    def acosh(self) -> Tensor:
+        """
+        Elementwise inverse hyperbolic cosine.
+        """
+    def acosh_(self) -> Tensor:
+        """
+        In-place acosh; returns self.
         """
     def add(self, other: typing.Any, *, alpha: typing.Any = 1) -> Tensor:
         """
@@ -317,6 +315,62 @@ class Tensor:
         """
         Whether some element is nonzero, over dim (None for all).
         """
+    def arccos(self) -> Tensor:
+        """
+        Elementwise arccosine (alias of acos).
+        """
+    def arccos_(self) -> Tensor:
+        """
+        In-place arccos; returns self.
+        """
+    def arccosh(self) -> Tensor:
+        """
+        Elementwise acosh (alias).
+        """
+    def arccosh_(self) -> Tensor:
+        """
+        In-place arccosh; returns self.
+        """
+    def arcsin(self) -> Tensor:
+        """
+        Elementwise arcsine (alias of asin).
+        """
+    def arcsin_(self) -> Tensor:
+        """
+        In-place arcsin; returns self.
+        """
+    def arcsinh(self) -> Tensor:
+        """
+        Elementwise asinh (alias).
+        """
+    def arcsinh_(self) -> Tensor:
+        """
+        In-place arcsinh; returns self.
+        """
+    def arctan(self) -> Tensor:
+        """
+        Elementwise arctangent (alias of atan).
+        """
+    def arctan2(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise atan2 (alias), with broadcasting and type promotion.
+        """
+    def arctan2_(self, other: typing.Any) -> Tensor:
+        """
+        In-place arctan2; returns self.
+        """
+    def arctan_(self) -> Tensor:
+        """
+        In-place arctan; returns self.
+        """
+    def arctanh(self) -> Tensor:
+        """
+        Elementwise atanh (alias).
+        """
+    def arctanh_(self) -> Tensor:
+        """
+        In-place arctanh; returns self.
+        """
     def argmax(self, dim: typing.Any = None, keepdim: builtins.bool = False) -> Tensor:
         """
         Index of the largest value (over the flattened tensor, or along dim); the first one on ties.
@@ -328,6 +382,94 @@ class Tensor:
     def as_strided(self, size: typing.Any, stride: typing.Any, storage_offset: typing.SupportsInt | typing.SupportsIndex | None = None) -> Tensor:
         """
         A view with the given sizes, strides and storage offset, checked to stay inside the storage.
+        """
+    def asin(self) -> Tensor:
+        """
+        Elementwise arcsine.
+        """
+    def asin_(self) -> Tensor:
+        """
+        In-place asin; returns self.
+        """
+    def asinh(self) -> Tensor:
+        """
+        Elementwise inverse hyperbolic sine.
+        """
+    def asinh_(self) -> Tensor:
+        """
+        In-place asinh; returns self.
+        """
+    def atan(self) -> Tensor:
+        """
+        Elementwise arctangent.
+        """
+    def atan2(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise atan2(self, other), the angle of the point (other, self), with broadcasting and type promotion.
+        """
+    def atan2_(self, other: typing.Any) -> Tensor:
+        """
+        In-place atan2; returns self.
+        """
+    def atan_(self) -> Tensor:
+        """
+        In-place atan; returns self.
+        """
+    def atanh(self) -> Tensor:
+        """
+        Elementwise inverse hyperbolic tangent.
+        """
+    def atanh_(self) -> Tensor:
+        """
+        In-place atanh; returns self.
+        """
+    def bitwise_and(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise bitwise and (integers and bool), with broadcasting and type promotion.
+        """
+    def bitwise_and_(self, other: typing.Any) -> Tensor:
+        """
+        In-place bitwise_and; returns self.
+        """
+    def bitwise_left_shift(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise self << other (0 for shifts past the width, as torch), with broadcasting and type promotion.
+        """
+    def bitwise_left_shift_(self, other: typing.Any) -> Tensor:
+        """
+        In-place bitwise_left_shift; returns self.
+        """
+    def bitwise_not(self) -> Tensor:
+        """
+        Elementwise bitwise not (logical not of a bool tensor).
+        """
+    def bitwise_not_(self) -> Tensor:
+        """
+        In-place bitwise_not; returns self.
+        """
+    def bitwise_or(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise bitwise or (integers and bool), with broadcasting and type promotion.
+        """
+    def bitwise_or_(self, other: typing.Any) -> Tensor:
+        """
+        In-place bitwise_or; returns self.
+        """
+    def bitwise_right_shift(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise self >> other (arithmetic for signed integers), with broadcasting and type promotion.
+        """
+    def bitwise_right_shift_(self, other: typing.Any) -> Tensor:
+        """
+        In-place bitwise_right_shift; returns self.
+        """
+    def bitwise_xor(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise bitwise xor (integers and bool), with broadcasting and type promotion.
+        """
+    def bitwise_xor_(self, other: typing.Any) -> Tensor:
+        """
+        In-place bitwise_xor; returns self.
         """
     def bmm(self, mat2: Tensor) -> Tensor:
         """
@@ -373,6 +515,14 @@ class Tensor:
         """
         Copies src (broadcast to self's shape, converted to self's dtype) into self; returns self.
         """
+    def copysign(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise magnitude of self with the sign of other, with broadcasting and type promotion.
+        """
+    def copysign_(self, other: typing.Any) -> Tensor:
+        """
+        In-place copysign; returns self.
+        """
     def cos(self) -> Tensor:
         """
         Elementwise cos.
@@ -380,6 +530,14 @@ class Tensor:
     def cos_(self) -> Tensor:
         """
         In-place cos; returns self.
+        """
+    def cosh(self) -> Tensor:
+        """
+        Elementwise hyperbolic cosine.
+        """
+    def cosh_(self) -> Tensor:
+        """
+        In-place cosh; returns self.
         """
     def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -403,13 +561,21 @@ class Tensor:
         """
         Number of dimensions.
         """
-    def div(self, other: typing.Any) -> Tensor:
+    def div(self, other: typing.Any, *, rounding_mode: typing.Any = None) -> Tensor:
         """
-        Elementwise div with broadcasting and type promotion; other may be a tensor or a number.
+        self / other; rounding_mode='trunc' rounds towards zero, 'floor' towards -inf (integers stay integers).
         """
-    def div_(self, other: typing.Any) -> Tensor:
+    def div_(self, other: typing.Any, *, rounding_mode: typing.Any = None) -> Tensor:
         """
-        In-place div: the result must keep self's shape and dtype; returns self.
+        In-place div; returns self.
+        """
+    def divide(self, other: typing.Any, *, rounding_mode: typing.Any = None) -> Tensor:
+        """
+        self / other; rounding_mode='trunc' rounds towards zero, 'floor' towards -inf (integers stay integers).
+        """
+    def divide_(self, other: typing.Any, *, rounding_mode: typing.Any = None) -> Tensor:
+        """
+        In-place div; returns self.
         """
     def element_size(self) -> int:
         """
@@ -426,6 +592,14 @@ class Tensor:
     def exp(self) -> Tensor:
         """
         Elementwise exp.
+        """
+    def exp2(self) -> Tensor:
+        """
+        Elementwise 2 ** x.
+        """
+    def exp2_(self) -> Tensor:
+        """
+        In-place exp2; returns self.
         """
     def exp_(self) -> Tensor:
         """
@@ -451,6 +625,14 @@ class Tensor:
         """
         Sets every element to `value`; returns self.
         """
+    def fix(self) -> Tensor:
+        """
+        Elementwise trunc (alias).
+        """
+    def fix_(self) -> Tensor:
+        """
+        In-place fix; returns self.
+        """
     def flatten(self, start_dim: typing.SupportsInt | typing.SupportsIndex = 0, end_dim: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
         """
         Merges dims start_dim..end_dim into one (a view when the layout allows, else a copy).
@@ -470,6 +652,30 @@ class Tensor:
     def floor_divide_(self, other: typing.Any) -> Tensor:
         """
         In-place floor_divide: the result must keep self's shape and dtype; returns self.
+        """
+    def fmax(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise maximum that ignores a NaN operand, with broadcasting and type promotion.
+        """
+    def fmin(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise minimum that ignores a NaN operand, with broadcasting and type promotion.
+        """
+    def fmod(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise C's fmod: the remainder with the dividend's sign, with broadcasting and type promotion.
+        """
+    def fmod_(self, other: typing.Any) -> Tensor:
+        """
+        In-place fmod; returns self.
+        """
+    def frac(self) -> Tensor:
+        """
+        Elementwise fractional part, x - trunc(x).
+        """
+    def frac_(self) -> Tensor:
+        """
+        In-place frac; returns self.
         """
     def gather(self, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor) -> Tensor:
         """
@@ -495,6 +701,14 @@ class Tensor:
         """
         In-place gt: the result must keep self's shape and dtype; returns self.
         """
+    def hypot(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise sqrt(self^2 + other^2), without overflow, with broadcasting and type promotion.
+        """
+    def hypot_(self, other: typing.Any) -> Tensor:
+        """
+        In-place hypot; returns self.
+        """
     def index_put_(self, indices: collections.abc.Sequence[Tensor], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
         """
         self[indices] = values (or += with accumulate=True, summing repeated indices); returns self.
@@ -506,6 +720,26 @@ class Tensor:
     def is_contiguous(self) -> builtins.bool:
         """
         Whether the layout is row-major with no gaps.
+        """
+    def isfinite(self) -> Tensor:
+        """
+        Bool tensor: where the element is neither infinite nor NaN.
+        """
+    def isinf(self) -> Tensor:
+        """
+        Bool tensor: where the element is +inf or -inf.
+        """
+    def isnan(self) -> Tensor:
+        """
+        Bool tensor: where the element is NaN.
+        """
+    def isneginf(self) -> Tensor:
+        """
+        Bool tensor: where the element is -inf.
+        """
+    def isposinf(self) -> Tensor:
+        """
+        Bool tensor: where the element is +inf.
         """
     def item(self) -> typing.Any:
         """
@@ -531,6 +765,14 @@ class Tensor:
         """
         Elementwise log.
         """
+    def log10(self) -> Tensor:
+        """
+        Elementwise base-10 logarithm.
+        """
+    def log10_(self) -> Tensor:
+        """
+        In-place log10; returns self.
+        """
     def log1p(self) -> Tensor:
         """
         Elementwise log1p.
@@ -539,6 +781,14 @@ class Tensor:
         """
         In-place log1p; returns self.
         """
+    def log2(self) -> Tensor:
+        """
+        Elementwise base-2 logarithm.
+        """
+    def log2_(self) -> Tensor:
+        """
+        In-place log2; returns self.
+        """
     def log_(self) -> Tensor:
         """
         In-place log; returns self.
@@ -546,6 +796,10 @@ class Tensor:
     def log_softmax(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         log(softmax(x)) along dim, computed stably.
+        """
+    def logaddexp(self, other: typing.Any) -> Tensor:
+        """
+        Elementwise log(exp(self) + exp(other)), computed stably, with broadcasting and type promotion.
         """
     def logical_and(self, other: typing.Any) -> Tensor:
         """
@@ -634,6 +888,14 @@ class Tensor:
     def mul_(self, other: typing.Any) -> Tensor:
         """
         In-place mul: the result must keep self's shape and dtype; returns self.
+        """
+    def nan_to_num(self, nan: typing.Any = 0.0, posinf: typing.Any = None, neginf: typing.Any = None) -> Tensor:
+        """
+        NaN, +inf and -inf replaced by nan, posinf and neginf (by default 0 and the dtype's largest and lowest values).
+        """
+    def nan_to_num_(self, nan: typing.Any = 0.0, posinf: typing.Any = None, neginf: typing.Any = None) -> Tensor:
+        """
+        In-place nan_to_num; returns self.
         """
     def narrow(self, dim: typing.SupportsInt | typing.SupportsIndex, start: typing.SupportsInt | typing.SupportsIndex, length: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
@@ -757,6 +1019,14 @@ class Tensor:
         """
         The slice at `index` along dim, with that dim removed (a view).
         """
+    def sgn(self) -> Tensor:
+        """
+        Elementwise sign (sgn is sign for real tensors).
+        """
+    def sgn_(self) -> Tensor:
+        """
+        In-place sgn; returns self.
+        """
     def sigmoid(self) -> Tensor:
         """
         Elementwise sigmoid.
@@ -788,6 +1058,14 @@ class Tensor:
     def sin_(self) -> Tensor:
         """
         In-place sin; returns self.
+        """
+    def sinh(self) -> Tensor:
+        """
+        Elementwise hyperbolic sine.
+        """
+    def sinh_(self) -> Tensor:
+        """
+        In-place sinh; returns self.
         """
     def size(self, dim: typing.Any = None) -> typing.Any:
         """
@@ -857,6 +1135,14 @@ class Tensor:
         """
         Alias of transpose: swaps two dims (a view).
         """
+    def tan(self) -> Tensor:
+        """
+        Elementwise tangent.
+        """
+    def tan_(self) -> Tensor:
+        """
+        In-place tan; returns self.
+        """
     def tanh(self) -> Tensor:
         """
         Elementwise tanh.
@@ -868,6 +1154,18 @@ class Tensor:
     def transpose(self, dim0: typing.SupportsInt | typing.SupportsIndex, dim1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
         """
         Swaps two dims (a view).
+        """
+    def true_divide(self, other: typing.Any) -> Tensor:
+        """
+        self / other in floating point (div with no rounding_mode).
+        """
+    def trunc(self) -> Tensor:
+        """
+        Elementwise rounding towards zero.
+        """
+    def trunc_(self) -> Tensor:
+        """
+        In-place trunc; returns self.
         """
     def unbind(self, dim: typing.SupportsInt | typing.SupportsIndex = 0) -> list[Tensor]:
         """
@@ -1212,22 +1510,6 @@ def _cpu_awake_workers() -> int:
     """
     How many workers of the CPU thread pool are awake (polling for the next job since their last one); elementwise loops too small to wake a thread still split among them. For tests.
     """
-def _cummax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, is_max: builtins.bool) -> tuple[Tensor, Tensor]:
-    """
-    (values, indices) of the running max (or min) along dim.
-    """
-def _cumprod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    """
-    Cumulative product along dim.
-    """
-def _flip(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
-    """
-    A copy of input reversed along each of dims.
-    """
-def _logcumsumexp(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    """
-    log(cumsum(exp(input))) along dim.
-    """
 def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor], scalars: collections.abc.Sequence[collections.abc.Sequence[Tensor]] = []) -> None:
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
@@ -1244,21 +1526,9 @@ def _profiler_stop() -> list[tuple[str, str, str, int, int, int]]:
     """
     Stop timing; the rows (device, entry, op, calls, self_ns, total_ns), most self time first.
     """
-def _scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, include_self: builtins.bool) -> Tensor:
-    """
-    input with src reduced into it at index along dim.
-    """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
-    """
-def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descending: builtins.bool) -> tuple[Tensor, Tensor]:
-    """
-    (values, indices) of input sorted along dim (stable); NaN is greatest.
-    """
-def _topk(input: Tensor, k: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex, largest: builtins.bool) -> tuple[Tensor, Tensor]:
-    """
-    (values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).
     """
 def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
     """
@@ -1288,17 +1558,17 @@ def cat(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typ
     """
     Joins tensors along an existing dim.
     """
+def celu(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    x if x > 0 else alpha * (exp(x / alpha) - 1).
+    """
+def celu_(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    In-place celu.
+    """
 def conv2d(input: typing.Any, weight: typing.Any, bias: typing.Any, stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     2-d convolution, NCHW: im2col and the library's GEMM, one autograd node. padding is (top, bottom, left, right).
-    """
-def conv2d_input_grad(grad_output: typing.Any, weight: typing.Any, input_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    """
-    conv2d's gradient for an input of input_size (N, C, H, W): the transposed convolution. padding is (top, left); differentiable (its backward is conv2d and conv2d_weight_grad).
-    """
-def conv2d_weight_grad(grad_output: typing.Any, input: typing.Any, weight_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
-    """
-    conv2d's gradient for a weight of weight_size; differentiable (its backward is conv2d and conv2d_input_grad).
     """
 def cpu_allocator_stats() -> dict:
     """
@@ -1352,6 +1622,34 @@ def get_num_threads() -> int:
     """
     The number of threads CPU kernels may use.
     """
+def hardshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x outside [-lambd, lambd], 0 inside.
+    """
+def hardsigmoid(input: Tensor) -> Tensor:
+    """
+    min(max(x + 3, 0), 6) / 6.
+    """
+def hardsigmoid_(input: Tensor) -> Tensor:
+    """
+    In-place hardsigmoid.
+    """
+def hardswish(input: Tensor) -> Tensor:
+    """
+    x * min(max(x + 3, 0), 6) / 6.
+    """
+def hardswish_(input: Tensor) -> Tensor:
+    """
+    In-place hardswish.
+    """
+def hardtanh(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    x clamped to [min_val, max_val]; its gradient is 0 at the bounds (torch's).
+    """
+def hardtanh_(input: Tensor, min_val: typing.SupportsFloat | typing.SupportsIndex = -1.0, max_val: typing.SupportsFloat | typing.SupportsIndex = 1.0) -> Tensor:
+    """
+    In-place hardtanh.
+    """
 def has_cuda_backend() -> builtins.bool:
     """
     Whether a CUDA kernel table is registered (tensors can live on 'cuda').
@@ -1368,6 +1666,14 @@ def linspace(start: typing.SupportsFloat | typing.SupportsIndex, end: typing.Sup
     """
     `steps` evenly spaced values from start to end, both included.
     """
+def logsigmoid(input: Tensor) -> Tensor:
+    """
+    log(sigmoid(x)), computed stably.
+    """
+def logsigmoid_(input: Tensor) -> Tensor:
+    """
+    In-place logsigmoid.
+    """
 def manual_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Seeds the default generator (resets its stream to the start).
@@ -1379,6 +1685,14 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
 def max_pool2d(input: typing.Any, kernel_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], ceil_mode: builtins.bool) -> tuple[Tensor, Tensor]:
     """
     2-d max pooling: (values, int64 indices into each H*W plane), PyTorch's tie and NaN rules.
+    """
+def mish(input: Tensor) -> Tensor:
+    """
+    x * tanh(softplus(x)).
+    """
+def mish_(input: Tensor) -> Tensor:
+    """
+    In-place mish.
     """
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     """
@@ -1412,20 +1726,17 @@ def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.
     """
     A random permutation of 0..n-1.
     """
-@typing.overload
 def result_type(arg0: Tensor, arg1: Tensor) -> dtype:
     """
     The dtype an operation on the two tensors computes in (the promotion table).
     """
-@typing.overload
-def result_type(arg0: Tensor, arg1: typing.Any) -> dtype:
+def selu(input: Tensor) -> Tensor:
     """
-    The dtype an operation on the tensor and the number computes in.
+    scale * (x if x > 0 else alpha * (exp(x) - 1)), the self-normalising constants.
     """
-@typing.overload
-def result_type(arg0: typing.Any, arg1: Tensor) -> dtype:
+def selu_(input: Tensor) -> Tensor:
     """
-    The dtype an operation on the number and the tensor computes in.
+    In-place selu.
     """
 def set_cpu_cache_enabled(enabled: builtins.bool) -> None:
     """
@@ -1439,9 +1750,21 @@ def set_num_threads(n: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Sets the number of threads CPU kernels may use.
     """
+def softshrink(input: Tensor, lambd: typing.SupportsFloat | typing.SupportsIndex = 0.5) -> Tensor:
+    """
+    x - lambd above lambd, x + lambd below -lambd, 0 between.
+    """
 def stack(tensors: collections.abc.Sequence[Tensor], dim: typing.SupportsInt | typing.SupportsIndex = 0) -> Tensor:
     """
     Joins tensors along a new dim.
+    """
+def threshold(input: Tensor, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    """
+    x where x > threshold, else value.
+    """
+def threshold_(input: Tensor, threshold: typing.SupportsFloat | typing.SupportsIndex, value: typing.SupportsFloat | typing.SupportsIndex) -> Tensor:
+    """
+    In-place threshold.
     """
 def where(condition: Tensor, input: typing.Any, other: typing.Any) -> Tensor:
     """

@@ -49,7 +49,7 @@ from .creation import (  # noqa: F401
     as_tensor, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, tensor, zeros_like,
 )
 from .serialization import load, save  # noqa: F401
-from . import _arg_aliases
+from . import _arg_aliases, _math_ops
 
 _install_methods()
 from . import shape_ops as _shape_ops  # noqa: E402
@@ -59,6 +59,7 @@ from .contraction_ops import *  # noqa: F401,F403,E402
 from . import shape_extras as _shape_extras  # noqa: E402
 from .shape_extras import *  # noqa: F401,F403,E402
 _shape_extras.install()
+_math_ops.install()
 _arg_aliases.install()  # after _install_methods: max and min are Python methods
 cat = _arg_aliases.accept_numpy_names(cat)
 stack = _arg_aliases.accept_numpy_names(stack)

@@ -21,6 +21,16 @@ _UNARY = [
     "maximum", "minimum", "lerp", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
     "as_strided", "unflatten", "swapaxes", "broadcast_to", "gelu", "softplus",
 ]
+# The maths API (csrc/python/bind_math.cpp, aakaar/_math_ops.py).
+_MATH = [
+    "tan", "asin", "arcsin", "acos", "arccos", "atan", "arctan", "sinh", "cosh", "asinh", "arcsinh", "acosh",
+    "arccosh", "atanh", "arctanh", "log2", "log10", "exp2", "trunc", "fix", "frac", "sgn", "bitwise_not",
+    "isnan", "isinf", "isposinf", "isneginf", "isfinite", "nan_to_num", "atan2", "arctan2", "fmod", "copysign",
+    "hypot", "fmax", "fmin", "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
+    "bitwise_right_shift", "divide", "true_divide", "isclose", "allclose", "equal",
+    "tan_", "sin_", "cos_", "exp_", "log_", "sqrt_", "abs_", "neg_", "sigmoid_", "tanh_", "relu_", "nan_to_num_",
+]
+_UNARY += [n for n in _MATH if n not in _UNARY]
 
 __all__ = list(_UNARY) + ["t", "is_tensor", "numel"]
 

@@ -17,6 +17,10 @@ from .layers_conv import (  # noqa: F401
 )
 from .layers_spatial import *  # noqa: F401,F403
 from .attention import MultiheadAttention  # noqa: F401
+from .layers_activation import (  # noqa: F401
+    CELU, GLU, SELU, Hardshrink, Hardsigmoid, Hardswish, Hardtanh, LogSigmoid, Mish, PReLU, ReLU6, Softmin,
+    Softshrink, Softsign, Tanhshrink, Threshold,
+)
 from .loss import (  # noqa: F401
     BCELoss, BCEWithLogitsLoss, CosineEmbeddingLoss, CrossEntropyLoss, GaussianNLLLoss, HingeEmbeddingLoss,
     HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,

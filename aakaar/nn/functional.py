@@ -24,9 +24,9 @@ from .._C import Tensor
 from ..autograd import no_grad
 
 __all__ = [
-    "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "sigmoid", "tanh", "softmax", "log_softmax",
-    "dropout", "dropout1d", "dropout2d", "dropout3d", "layer_norm", "batch_norm", "embedding", "cross_entropy",
-    "nll_loss", "mse_loss",
+    "linear", "linear_relu", "relu", "leaky_relu", "elu", "gelu", "silu", "softplus", "sigmoid", "tanh", "softmax",
+    "log_softmax", "dropout", "dropout1d", "dropout2d", "dropout3d", "layer_norm", "batch_norm", "embedding",
+    "cross_entropy", "nll_loss", "mse_loss",
 ]
 
 
@@ -68,21 +68,26 @@ def linear_relu(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Te
     return linear(input, weight, bias, activation="relu")
 
 
-def relu(input: Tensor) -> Tensor:
+def _into(input: Tensor, result: Tensor, inplace: bool) -> Tensor:
+    """``result``, or (``inplace=True``) ``input`` overwritten with it, as PyTorch's ``inplace=``."""
+    return input.copy_(result) if inplace else result
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
     """max(x, 0)."""
-    return input.relu()
+    return input.relu_() if inplace else input.relu()
 
 
-def leaky_relu(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """x for x > 0, else ``negative_slope * x`` (the gradient at 0 is the slope, as in PyTorch)."""
-    return _C.where(input > 0, input, input * negative_slope)
+    return _into(input, _C.where(input > 0, input, input * negative_slope), inplace)
 
 
-def elu(input: Tensor, alpha: float = 1.0) -> Tensor:
+def elu(input: Tensor, alpha: float = 1.0, inplace: bool = False) -> Tensor:
     """x for x > 0, else ``alpha * (exp(x) - 1)``."""
     # expm1 sees only the non-positive part: for large x, exp(x) would be inf in the branch
     # `where` discards, and its backward would turn 0 * inf into NaN.
-    return _C.where(input > 0, input, input.clamp(max=0.0).expm1() * alpha)
+    return _into(input, _C.where(input > 0, input, input.clamp(max=0.0).expm1() * alpha), inplace)
 
 
 def gelu(input: Tensor, approximate: str = "none") -> Tensor:
@@ -90,9 +95,14 @@ def gelu(input: Tensor, approximate: str = "none") -> Tensor:
     return input.gelu(approximate)
 
 
-def silu(input: Tensor) -> Tensor:
+def silu(input: Tensor, inplace: bool = False) -> Tensor:
     """x * sigmoid(x)."""
-    return input.silu()
+    return input.silu_() if inplace else input.silu()
+
+
+def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
+    """``log(1 + exp(beta * x)) / beta``; ``x`` itself where ``beta * x > threshold``."""
+    return input.softplus(beta, threshold)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -322,3 +332,23 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
 
 
 __all__ += ["scaled_dot_product_attention"]
+
+# The other activations of torch.nn.functional (functional_activations.py).
+from .functional_activations import *  # noqa: E402,F401,F403
+from .functional_activations import __all__ as _activation_names  # noqa: E402
+
+
+def relu_(input: Tensor) -> Tensor:
+    """In-place relu."""
+    return input.relu_()
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
+    return elu(input, alpha, inplace=True)
+
+
+__all__ += [n for n in _activation_names if n not in __all__] + ["relu_", "leaky_relu_", "elu_"]

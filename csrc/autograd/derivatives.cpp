@@ -92,15 +92,16 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       });
     case BinaryOp::Maximum:
     case BinaryOp::Minimum: {
+      const BinaryOp loses = op == BinaryOp::Maximum ? BinaryOp::Lt : BinaryOp::Gt;
       const BinaryOp wins = op == BinaryOp::Maximum ? BinaryOp::Gt : BinaryOp::Lt;
       return record(op == BinaryOp::Maximum ? "MaximumBackward" : "MinimumBackward", {a, b}, out, {a, b},
-                    [wins](const TensorList& g, const TensorList& s, const Needs&) {
-                      // Ties split the gradient evenly (PyTorch's rule).
-                      const DType dt = g[0]->dtype;
-                      TensorPtr w = add(as_float(binary(wins, s[0], s[1]), dt),
-                                        muls(as_float(binary(BinaryOp::Eq, s[0], s[1]), dt), 0.5));
-                      TensorPtr ga = mul(g[0], w);
-                      return TensorList{ga, sub(g[0], ga)};
+                    [loses, wins](const TensorList& g, const TensorList& s, const Needs&) {
+                      // PyTorch's rule: ties split the gradient evenly, the loser gets nothing,
+                      // and where either is NaN (no comparison holds) both get all of it.
+                      const TensorPtr zero = ops::full({}, Scalar::from_int(0), g[0]->dtype, g[0]->device());
+                      const TensorPtr shared = ops::where(binary(BinaryOp::Eq, s[0], s[1]), muls(g[0], 0.5), g[0]);
+                      return TensorList{ops::where(binary(loses, s[0], s[1]), zero, shared),
+                                        ops::where(binary(wins, s[0], s[1]), zero, shared)};
                     });
     }
     case BinaryOp::FloorDiv:
@@ -112,6 +113,7 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
         return TensorList{g[0], n[1] ? neg(mul(g[0], binary(BinaryOp::FloorDiv, s[0], s[1]))) : nullptr};
       });
     default:
+      if (op > BinaryOp::LogicalXor) return record_binary_math(op, out, a, b);
       return;  // comparisons and logical ops return bool: no gradient
   }
 }
@@ -201,6 +203,8 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
     }
     case UnaryOp::LogicalNot:
       return;
+    default:
+      return record_unary_math(op, out, in, p);  // the maths API (derivatives_math.cpp)
   }
 }
 

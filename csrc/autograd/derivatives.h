@@ -13,6 +13,12 @@ namespace aakaar::autograd {
 
 void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
 void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p);
+// The maths API's ops (the UnaryOp entries after Erf, the BinaryOp ones after LogicalXor):
+// derivatives_math.cpp; record_binary and record_unary hand them on.
+void record_binary_math(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
+void record_unary_math(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p);
+// clamp with tensor bounds (lo or hi may be null): all of out's shape.
+void record_clamp_tensor(const TensorPtr& out, const TensorPtr& x, const TensorPtr& lo, const TensorPtr& hi);
 void record_where(const TensorPtr& out, const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
 void record_reduce(ReduceOp op, const TensorPtr& out_keepdim, const TensorPtr& in);
 void record_max_dim(const TensorPtr& values_keepdim, const TensorPtr& indices_keepdim, const TensorPtr& in, int64_t dim);

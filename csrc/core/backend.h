@@ -38,15 +38,29 @@ struct Scalar {
 enum class BinaryOp : int8_t {
   Add, Sub, Mul, Div, FloorDiv, Mod, Pow, Maximum, Minimum,
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
+  // ---- maths API (core/elementwise_math.h: one definition for every device) ----
+  // DivTrunc: a / b rounded towards zero (div(rounding_mode='trunc')); Fmod: C's fmod
+  // (the dividend's sign); Fmax/Fmin ignore a NaN operand; shifts as torch defines them.
+  Atan2, Fmod, Copysign, Hypot, DivTrunc, Fmax, Fmin, LogAddExp,
+  BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
 };
 enum class UnaryOp : int8_t {
   Neg, Abs, Sign, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluTanh,
   Silu, Softplus, LogicalNot, Floor, Ceil, Round, Reciprocal, Square, LeakyRelu, Elu, Clamp, Erf,
+  // ---- maths API (core/elementwise_math.h: one definition for every device) ----
+  Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Log2, Log10, Exp2, Trunc, Frac,
+  IsNan, IsInf, IsPosInf, IsNegInf, IsFinite,  // bool results
+  NanToNum,    // a: for NaN, b: for +inf, c: for -inf
+  BitwiseNot,  // integers and bool
+  // Activations (torch.nn.functional): Hardtanh's bounds a, b; Celu's alpha a;
+  // Softshrink's and Hardshrink's lambd a; Threshold's threshold a and value b.
+  Hardsigmoid, Hardswish, Hardtanh, Mish, Selu, Celu, LogSigmoid, Softshrink, Hardshrink, Threshold,
 };
 // Extra numbers some unary ops take (clamp bounds, slopes, softplus beta/threshold).
 struct UnaryParams {
   double a = 0, b = 0;
   bool has_a = false, has_b = false;
+  double c = 0;  // NanToNum's -inf replacement
 };
 enum class ReduceOp : int8_t { Sum, Prod, Max, Min, All, Any };
 // How a loss is reduced over the batch (PyTorch's reduction='none'|'mean'|'sum').

@@ -55,13 +55,13 @@ AK_HD T floor_div(T a, T b) {
   }
 }
 
-// a % b with the divisor's sign.
+// a % b with the divisor's sign. A zero result keeps fmod's sign (the dividend's), as
+// torch.remainder does (Python's % would give the divisor's: -0.0 % 1 is 0.0 there).
 template <typename T>
 AK_HD T py_mod(T a, T b) {
   if constexpr (std::is_floating_point_v<T>) {
     T r = fmod_(a, b);
     if (r != 0 && ((r < 0) != (b < 0))) r += b;
-    else if (r == 0) r = copysign_(T(0), b);
     return r;
   } else {
     if (b == 0) return T(0);

@@ -14,6 +14,7 @@
 #include <type_traits>
 
 #include "core/backend.h"
+#include "core/elementwise_math.h"
 #include "core/py_arith.h"
 #include "cpu/isa.h"
 #include "cpu/iterator.h"
@@ -88,6 +89,40 @@ using py_arith::wrap_add;
 using py_arith::wrap_mul;
 using py_arith::wrap_sub;
 
+// ---- maths API (binary): the ops after LogicalXor in BinaryOp. The formulas are in
+// core/elementwise_math.h, shared with the CUDA kernels. ----
+template <typename T>
+void binary_math(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case BinaryOp::Atan2: return binary_apply<T, T>(out, a, b, [](T x, T y) { return emath::atan2_(x, y); });
+      case BinaryOp::Copysign: return binary_apply<T, T>(out, a, b, [](T x, T y) { return emath::copysign_(x, y); });
+      case BinaryOp::Hypot: return binary_apply<T, T>(out, a, b, [](T x, T y) { return emath::hypot_(x, y); });
+      case BinaryOp::LogAddExp: return binary_apply<T, T>(out, a, b, emath::logaddexp<T>);
+      default: break;
+    }
+  }
+  if (op == BinaryOp::Fmax) return binary_apply<T, T>(out, a, b, emath::fmax_any<T>);
+  if (op == BinaryOp::Fmin) return binary_apply<T, T>(out, a, b, emath::fmin_any<T>);
+  if constexpr (!std::is_same_v<T, bool>) {
+    if (op == BinaryOp::Fmod) return binary_apply<T, T>(out, a, b, emath::fmod_any<T>);
+    if (op == BinaryOp::DivTrunc) return binary_apply<T, T>(out, a, b, emath::div_trunc<T>);
+  }
+  if constexpr (std::is_integral_v<T>) {
+    switch (op) {
+      case BinaryOp::BitwiseAnd: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x & y); });
+      case BinaryOp::BitwiseOr: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x | y); });
+      case BinaryOp::BitwiseXor: return binary_apply<T, T>(out, a, b, [](T x, T y) { return static_cast<T>(x ^ y); });
+      default: break;
+    }
+    if constexpr (!std::is_same_v<T, bool>) {
+      if (op == BinaryOp::LeftShift) return binary_apply<T, T>(out, a, b, emath::left_shift<T>);
+      if (op == BinaryOp::RightShift) return binary_apply<T, T>(out, a, b, emath::right_shift<T>);
+    }
+  }
+  throw TypeError(str("binary op not supported for dtype ", dtype_name(a.dtype)));
+}
+
 template <typename T>
 void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   switch (op) {
@@ -131,6 +166,7 @@ void binary_typed(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor&
     case BinaryOp::LogicalAnd: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x != T(0) && y != T(0); });
     case BinaryOp::LogicalOr: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return x != T(0) || y != T(0); });
     case BinaryOp::LogicalXor: return binary_apply<bool, T>(out, a, b, [](T x, T y) { return (x != T(0)) != (y != T(0)); });
+    default: return binary_math<T>(op, out, a, b);
   }
   throw TypeError(str("binary op not supported for dtype ", dtype_name(a.dtype)));
 }
@@ -161,13 +197,54 @@ void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
 template <typename T>
 inline T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
 
+// ---- maths API (unary, floating dtypes): the ops after Erf in UnaryOp. The formulas
+// are in core/elementwise_math.h, shared with the CUDA kernels. ----
+template <typename T>
+void unary_float_math(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
+  const T pa = static_cast<T>(p.a), pb = static_cast<T>(p.b), pc = static_cast<T>(p.c);
+  switch (op) {
+    case UnaryOp::Tan: return unary_apply<T, T>(out, in, [](T x) { return emath::tan_(x); });
+    case UnaryOp::Asin: return unary_apply<T, T>(out, in, [](T x) { return emath::asin_(x); });
+    case UnaryOp::Acos: return unary_apply<T, T>(out, in, [](T x) { return emath::acos_(x); });
+    case UnaryOp::Atan: return unary_apply<T, T>(out, in, [](T x) { return emath::atan_(x); });
+    case UnaryOp::Sinh: return unary_apply<T, T>(out, in, [](T x) { return emath::sinh_(x); });
+    case UnaryOp::Cosh: return unary_apply<T, T>(out, in, [](T x) { return emath::cosh_(x); });
+    case UnaryOp::Asinh: return unary_apply<T, T>(out, in, [](T x) { return emath::asinh_(x); });
+    case UnaryOp::Acosh: return unary_apply<T, T>(out, in, [](T x) { return emath::acosh_(x); });
+    case UnaryOp::Atanh: return unary_apply<T, T>(out, in, [](T x) { return emath::atanh_(x); });
+    case UnaryOp::Log2: return unary_apply<T, T>(out, in, [](T x) { return emath::log2_(x); });
+    case UnaryOp::Log10: return unary_apply<T, T>(out, in, [](T x) { return emath::log10_(x); });
+    case UnaryOp::Exp2: return unary_apply<T, T>(out, in, [](T x) { return emath::exp2_(x); });
+    case UnaryOp::Trunc: return unary_apply<T, T>(out, in, [](T x) { return emath::trunc_(x); });
+    case UnaryOp::Frac: return unary_apply<T, T>(out, in, emath::frac<T>);
+    case UnaryOp::IsNan: return unary_apply<bool, T>(out, in, [](T x) { return x != x; });
+    case UnaryOp::IsInf: return unary_apply<bool, T>(out, in, [](T x) { return emath::fabs_(x) == std::numeric_limits<T>::infinity(); });
+    case UnaryOp::IsPosInf: return unary_apply<bool, T>(out, in, [](T x) { return x == std::numeric_limits<T>::infinity(); });
+    case UnaryOp::IsNegInf: return unary_apply<bool, T>(out, in, [](T x) { return x == -std::numeric_limits<T>::infinity(); });
+    case UnaryOp::IsFinite: return unary_apply<bool, T>(out, in, [](T x) { return x - x == T(0); });  // NaN for inf and NaN
+    case UnaryOp::NanToNum: return unary_apply<T, T>(out, in, [=](T x) { return emath::nan_to_num(x, pa, pb, pc); });
+    case UnaryOp::Hardsigmoid: return unary_apply<T, T>(out, in, emath::hardsigmoid<T>);
+    case UnaryOp::Hardswish: return unary_apply<T, T>(out, in, emath::hardswish<T>);
+    case UnaryOp::Hardtanh: return unary_apply<T, T>(out, in, [=](T x) { return emath::clamp_nan(x, pa, pb); });
+    case UnaryOp::Mish: return unary_apply<T, T>(out, in, emath::mish<T>);
+    case UnaryOp::Selu: return unary_apply<T, T>(out, in, emath::selu<T>);
+    case UnaryOp::Celu: return unary_apply<T, T>(out, in, [=](T x) { return emath::celu(x, pa); });
+    case UnaryOp::LogSigmoid: return unary_apply<T, T>(out, in, emath::log_sigmoid<T>);
+    case UnaryOp::Softshrink: return unary_apply<T, T>(out, in, [=](T x) { return emath::softshrink(x, pa); });
+    case UnaryOp::Hardshrink: return unary_apply<T, T>(out, in, [=](T x) { return emath::hardshrink(x, pa); });
+    case UnaryOp::Threshold: return unary_apply<T, T>(out, in, [=](T x) { return emath::threshold(x, pa, pb); });
+    default: break;
+  }
+  throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));
+}
+
 template <typename T>
 void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
   const T pa = static_cast<T>(p.a), pb = static_cast<T>(p.b);
   switch (op) {
     case UnaryOp::Neg: return unary_apply<T, T>(out, in, [](T x) { return -x; });
     case UnaryOp::Abs: return unary_apply<T, T>(out, in, [](T x) { return std::abs(x); });
-    case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return T((x > 0) - (x < 0)) + x * 0; });
+    case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return T((x > 0) - (x < 0)); });  // torch: sign(NaN) is 0
     case UnaryOp::Exp:
       if constexpr (std::is_same_v<T, float>) return unary_apply<T, T>(out, in, [](T x) AK_VEC_LAMBDA { return exp_f32(x); });
       else return unary_apply<T, T>(out, in, [](T x) { return std::exp(x); });
@@ -215,6 +292,7 @@ void unary_float(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p)
       });
     }
     case UnaryOp::LogicalNot: return unary_apply<bool, T>(out, in, [](T x) { return x == T(0); });
+    default: return unary_float_math<T>(op, out, in, p);
   }
 }
 
@@ -232,8 +310,9 @@ void unary_integral(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams
     case UnaryOp::Sign: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>((x > 0) - (x < 0)); });
     case UnaryOp::Relu: return unary_apply<T, T>(out, in, [](T x) { return x > 0 ? x : T(0); });
     case UnaryOp::Square: return unary_apply<T, T>(out, in, [](T x) { return wrap_mul(x, x); });
-    case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
+    case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round: case UnaryOp::Trunc:
       return unary_apply<T, T>(out, in, [](T x) { return x; });
+    case UnaryOp::BitwiseNot: return unary_apply<T, T>(out, in, [](T x) { return static_cast<T>(~x); });
     case UnaryOp::Clamp: {
       const bool lo = p.has_a, hi = p.has_b;
       return unary_apply<T, T>(out, in, [=](T x) {
@@ -255,9 +334,10 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
     case DType::Int64: return unary_integral<int64_t>(op, out, in, p);
     case DType::UInt8: return unary_integral<uint8_t>(op, out, in, p);
     case DType::Bool:
-      if (op == UnaryOp::LogicalNot) return unary_apply<bool, bool>(out, in, [](bool x) { return !x; });
+      if (op == UnaryOp::LogicalNot || op == UnaryOp::BitwiseNot)
+        return unary_apply<bool, bool>(out, in, [](bool x) { return !x; });
       if (op == UnaryOp::Abs || op == UnaryOp::Relu || op == UnaryOp::Floor || op == UnaryOp::Ceil ||
-          op == UnaryOp::Round || op == UnaryOp::Sign)
+          op == UnaryOp::Round || op == UnaryOp::Sign || op == UnaryOp::Trunc)
         return unary_apply<bool, bool>(out, in, [](bool x) { return x; });
       break;
 #ifdef AK_KERNEL_EVERY_DTYPE

@@ -11,12 +11,44 @@
 #include "core/error.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/device_math.cuh"
+// After device_math.cuh (which includes cuda_emu.h first): AK_HD functions become device functions.
+#include "core/elementwise_math.h"
 #include "cuda/map_kernel.cuh"
 
 namespace aakaar::cuda {
 namespace {
 
 using namespace dmath;
+
+// ---- maths API (binary): the ops after LogicalXor (formulas in core/elementwise_math.h). ----
+template <typename T>
+__device__ __forceinline__ T arith_math(BinaryOp op, T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    switch (op) {
+      case BinaryOp::Atan2: return emath::atan2_(x, y);
+      case BinaryOp::Copysign: return emath::copysign_(x, y);
+      case BinaryOp::Hypot: return emath::hypot_(x, y);
+      case BinaryOp::LogAddExp: return emath::logaddexp(x, y);
+      default: break;
+    }
+  } else {
+    switch (op) {
+      case BinaryOp::BitwiseAnd: return static_cast<T>(x & y);
+      case BinaryOp::BitwiseOr: return static_cast<T>(x | y);
+      case BinaryOp::BitwiseXor: return static_cast<T>(x ^ y);
+      case BinaryOp::LeftShift: return emath::left_shift(x, y);
+      case BinaryOp::RightShift: return emath::right_shift(x, y);
+      default: break;
+    }
+  }
+  switch (op) {
+    case BinaryOp::Fmod: return emath::fmod_any(x, y);
+    case BinaryOp::DivTrunc: return emath::div_trunc(x, y);
+    case BinaryOp::Fmax: return emath::fmax_any(x, y);
+    case BinaryOp::Fmin: return emath::fmin_any(x, y);
+    default: return T(0);  // refused by the op before any launch
+  }
+}
 
 template <typename T>
 __device__ __forceinline__ T arith(BinaryOp op, T x, T y) {
@@ -26,6 +58,11 @@ __device__ __forceinline__ T arith(BinaryOp op, T x, T y) {
       case BinaryOp::Mul: return x && y;
       case BinaryOp::Maximum: return x || y;
       case BinaryOp::Minimum: return x && y;
+      case BinaryOp::BitwiseAnd: return x && y;
+      case BinaryOp::BitwiseOr: return x || y;
+      case BinaryOp::BitwiseXor: return x != y;
+      case BinaryOp::Fmax: return x || y;
+      case BinaryOp::Fmin: return x && y;
       default: return false;  // refused by the op before any launch
     }
   } else {
@@ -47,7 +84,7 @@ __device__ __forceinline__ T arith(BinaryOp op, T x, T y) {
       case BinaryOp::Minimum:
         if (is_nan(x) || is_nan(y)) return x + y;
         return x < y ? x : y;
-      default: return T(0);
+      default: return arith_math(op, x, y);
     }
   }
 }
@@ -68,7 +105,7 @@ __device__ __forceinline__ bool compare(BinaryOp op, T x, T y) {
   }
 }
 
-bool returns_bool(BinaryOp op) { return op >= BinaryOp::Eq; }
+bool returns_bool(BinaryOp op) { return op >= BinaryOp::Eq && op <= BinaryOp::LogicalXor; }
 
 template <typename T>
 struct BinaryF {
@@ -92,12 +129,64 @@ struct BinaryF {
 
 // ---- unary ---------------------------------------------------------------------------
 
+// ---- maths API (unary, floating): the ops after Erf (formulas in core/elementwise_math.h). ----
 template <typename T>
-__device__ __forceinline__ T unary_float(UnaryOp op, T x, T pa, T pb, bool has_a, bool has_b) {
+__device__ __forceinline__ T unary_float_math(UnaryOp op, T x, T pa, T pb, T pc) {
+  switch (op) {
+    case UnaryOp::Tan: return emath::tan_(x);
+    case UnaryOp::Asin: return emath::asin_(x);
+    case UnaryOp::Acos: return emath::acos_(x);
+    case UnaryOp::Atan: return emath::atan_(x);
+    case UnaryOp::Sinh: return emath::sinh_(x);
+    case UnaryOp::Cosh: return emath::cosh_(x);
+    case UnaryOp::Asinh: return emath::asinh_(x);
+    case UnaryOp::Acosh: return emath::acosh_(x);
+    case UnaryOp::Atanh: return emath::atanh_(x);
+    case UnaryOp::Log2: return emath::log2_(x);
+    case UnaryOp::Log10: return emath::log10_(x);
+    case UnaryOp::Exp2: return emath::exp2_(x);
+    case UnaryOp::Trunc: return emath::trunc_(x);
+    case UnaryOp::Frac: return emath::frac(x);
+    case UnaryOp::NanToNum: return emath::nan_to_num(x, pa, pb, pc);
+    case UnaryOp::Hardsigmoid: return emath::hardsigmoid(x);
+    case UnaryOp::Hardswish: return emath::hardswish(x);
+    case UnaryOp::Hardtanh: return emath::clamp_nan(x, pa, pb);
+    case UnaryOp::Mish: return emath::mish(x);
+    case UnaryOp::Selu: return emath::selu(x);
+    case UnaryOp::Celu: return emath::celu(x, pa);
+    case UnaryOp::LogSigmoid: return emath::log_sigmoid(x);
+    case UnaryOp::Softshrink: return emath::softshrink(x, pa);
+    case UnaryOp::Hardshrink: return emath::hardshrink(x, pa);
+    case UnaryOp::Threshold: return emath::threshold(x, pa, pb);
+    default: return x;
+  }
+}
+
+// The unary ops with a bool result.
+template <typename T>
+__device__ __forceinline__ bool unary_predicate(UnaryOp op, T x) {
+  constexpr T inf = std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : T(0);
+  switch (op) {
+    case UnaryOp::IsNan: return x != x;
+    case UnaryOp::IsInf: return std::numeric_limits<T>::has_infinity && (x == inf || x == -inf);
+    case UnaryOp::IsPosInf: return std::numeric_limits<T>::has_infinity && x == inf;
+    case UnaryOp::IsNegInf: return std::numeric_limits<T>::has_infinity && x == -inf;
+    case UnaryOp::IsFinite: return x - x == T(0);
+    default: return x == T(0);  // LogicalNot
+  }
+}
+
+bool returns_bool(UnaryOp op) {
+  return op == UnaryOp::LogicalNot || op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsPosInf ||
+         op == UnaryOp::IsNegInf || op == UnaryOp::IsFinite;
+}
+
+template <typename T>
+__device__ __forceinline__ T unary_float(UnaryOp op, T x, T pa, T pb, T pc, bool has_a, bool has_b) {
   switch (op) {
     case UnaryOp::Neg: return -x;
     case UnaryOp::Abs: return fabs_(x);
-    case UnaryOp::Sign: return T((x > 0) - (x < 0)) + x * 0;  // x * 0 keeps NaN
+    case UnaryOp::Sign: return T((x > 0) - (x < 0));  // torch: sign(NaN) is 0, sign(inf) 1
     case UnaryOp::Exp: return exp_(x);
     case UnaryOp::Log: return log_(x);
     case UnaryOp::Log1p: return log1p_(x);
@@ -128,7 +217,7 @@ __device__ __forceinline__ T unary_float(UnaryOp op, T x, T pa, T pb, bool has_a
       if (has_a && (x < pa || pa != pa)) x = pa;
       if (has_b && (x > pb || pb != pb)) x = pb;
       return x;
-    default: return x;  // LogicalNot is handled by the caller
+    default: return unary_float_math(op, x, pa, pb, pc);  // LogicalNot is handled by the caller
   }
 }
 
@@ -145,28 +234,30 @@ __device__ __forceinline__ T unary_int(UnaryOp op, T x, T pa, T pb, bool has_a, 
       else return static_cast<T>(x > 0);
     case UnaryOp::Relu: return x > 0 ? x : T(0);
     case UnaryOp::Square: return py_arith::wrap_mul(x, x);
+    case UnaryOp::BitwiseNot: return static_cast<T>(~x);
     case UnaryOp::Clamp:
       if (has_a && x < pa) x = pa;
       if (has_b && x > pb) x = pb;
       return x;
-    default: return x;  // Floor, Ceil, Round: the identity on integers
+    default: return x;  // Floor, Ceil, Round, Trunc: the identity on integers
   }
 }
 
 template <typename T>
 struct UnaryF {
-  void* out;  // T*, or bool* for LogicalNot
+  void* out;  // T*, or bool* for LogicalNot and the predicates (isnan, ...)
   const T* in;
   UnaryOp op;
-  T pa, pb;
-  bool has_a, has_b;
+  T pa, pb, pc;
+  bool has_a, has_b, to_bool;
   __device__ __forceinline__ void put(int64_t i, T x) const {
-    if (op == UnaryOp::LogicalNot) {
-      static_cast<bool*>(out)[i] = x == T(0);
+    if (to_bool) {
+      static_cast<bool*>(out)[i] = unary_predicate(op, x);
     } else if constexpr (std::is_same_v<T, bool>) {
-      static_cast<T*>(out)[i] = x;  // abs, relu, floor, ceil, round, sign of a bool
+      // abs, relu, floor, ceil, round, trunc, sign of a bool: itself; bitwise_not: logical not
+      static_cast<T*>(out)[i] = op == UnaryOp::BitwiseNot ? !x : x;
     } else if constexpr (std::is_floating_point_v<T>) {
-      static_cast<T*>(out)[i] = unary_float(op, x, pa, pb, has_a, has_b);
+      static_cast<T*>(out)[i] = unary_float(op, x, pa, pb, pc, has_a, has_b);
     } else {
       static_cast<T*>(out)[i] = unary_int(op, x, pa, pb, has_a, has_b);
     }
@@ -179,10 +270,11 @@ struct UnaryF {
 
 // The same dtype rules as the CPU backend, checked before any launch.
 bool unary_supported(UnaryOp op, DType dt) {
+  if (op == UnaryOp::BitwiseNot) return !is_floating(dt);
   if (is_floating(dt) || op == UnaryOp::LogicalNot) return true;
   switch (op) {
     case UnaryOp::Abs: case UnaryOp::Relu: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-    case UnaryOp::Sign:
+    case UnaryOp::Sign: case UnaryOp::Trunc:
       return true;
     case UnaryOp::Neg: case UnaryOp::Square: case UnaryOp::Clamp: return dt != DType::Bool;
     default: return false;
@@ -194,7 +286,9 @@ bool unary_supported(UnaryOp op, DType dt) {
 void binary(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& b) {
   const bool to_bool = returns_bool(op);
   if (a.dtype == DType::Bool && !to_bool)
-    AK_CHECK(op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum || op == BinaryOp::Minimum,
+    AK_CHECK(op == BinaryOp::Add || op == BinaryOp::Mul || op == BinaryOp::Maximum || op == BinaryOp::Minimum ||
+             op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor ||
+             op == BinaryOp::Fmax || op == BinaryOp::Fmin,
              TypeError, "binary op not supported for dtype bool");
   AK_DISPATCH_ALL(a.dtype, "binary op", [&](auto tag) {
     using T = decltype(tag);
@@ -207,7 +301,9 @@ void unary(UnaryOp op, const Tensor& out, const Tensor& in, UnaryParams p) {
   AK_DISPATCH_ALL(in.dtype, "unary op", [&](auto tag) {
     using T = decltype(tag);
     launch_map<2>(out.shape, {&out, &in},
-                  UnaryF<T>{out.data_ptr(), in.data<T>(), op, py_arith::saturate_bound<T>(p.a), py_arith::saturate_bound<T>(p.b), p.has_a, p.has_b});
+                  UnaryF<T>{out.data_ptr(), in.data<T>(), op, py_arith::saturate_bound<T>(p.a),
+                            py_arith::saturate_bound<T>(p.b), py_arith::saturate_bound<T>(p.c), p.has_a, p.has_b,
+                            returns_bool(op)});
   });
 }
 

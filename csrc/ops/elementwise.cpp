@@ -81,13 +81,38 @@ bool is_comparison(BinaryOp op) {
 
 const char* op_name(BinaryOp op) {
   static const char* names[] = {"add", "sub", "mul", "div", "floor_divide", "remainder", "pow", "maximum", "minimum",
-                                "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"};
+                                "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
+                                // maths API
+                                "atan2", "fmod", "copysign", "hypot", "div", "fmax", "fmin", "logaddexp",
+                                "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"};
   return names[static_cast<int>(op)];
 }
 
 // The dtype the kernel computes in, after checking the op accepts it.
+// The maths API's binary ops: which dtypes each takes (PyTorch's rules), and
+// which compute integers in float32 (atan2 and copysign, like true division).
+bool is_bitwise(BinaryOp op) {
+  return op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor ||
+         op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
+}
+DType compute_dtype_math(BinaryOp op, DType promoted) {
+  if ((op == BinaryOp::Atan2 || op == BinaryOp::Copysign) && !is_floating(promoted)) return DType::Float32;
+  AK_CHECK(!((op == BinaryOp::Hypot || op == BinaryOp::LogAddExp) && !is_floating(promoted)), TypeError, op_name(op),
+           ": not implemented for ", dtype_name(promoted), " (as in PyTorch); convert to a floating dtype first");
+  AK_CHECK(!(is_bitwise(op) && is_floating(promoted)), TypeError, op_name(op), ": not implemented for ",
+           dtype_name(promoted), "; bitwise ops take integer or bool tensors");
+  AK_CHECK(!(promoted == DType::Bool && (op == BinaryOp::LeftShift || op == BinaryOp::RightShift ||
+                                         op == BinaryOp::Fmod || op == BinaryOp::DivTrunc)),
+           TypeError, op_name(op), " is not supported for two bool tensors; convert one with .to(aakaar.int64) first");
+  return promoted;
+}
+
 // float16 and bfloat16 compute in float32; binary() rounds the result back.
 DType compute_dtype(BinaryOp op, DType promoted) {
+  if (op > BinaryOp::LogicalXor) {
+    const DType d = compute_dtype_math(op, promoted);
+    return is_reduced_float(d) ? DType::Float32 : d;
+  }
   if (is_reduced_float(promoted)) return DType::Float32;
   if (op == BinaryOp::Div && !is_floating(promoted)) return DType::Float32;  // true division
   if (promoted == DType::Bool)
@@ -107,7 +132,7 @@ bool any_true(const TensorPtr& mask) {
 
 void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b) {
   if (is_floating(dt)) return;
-  if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod) {
+  if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod || op == BinaryOp::Fmod || op == BinaryOp::DivTrunc) {
     TensorPtr zero = binary_scalar(BinaryOp::Eq, b, Scalar::from_int(0), false);
     AK_CHECK(!any_true(zero), RuntimeError,
              "ZeroDivisionError: integer ", op_name(op), " by zero");
@@ -314,14 +339,66 @@ bool needs_float(UnaryOp op) {
     case UnaryOp::Rsqrt: case UnaryOp::Sin: case UnaryOp::Cos: case UnaryOp::Tanh: case UnaryOp::Sigmoid:
     case UnaryOp::Gelu: case UnaryOp::GeluTanh: case UnaryOp::Silu: case UnaryOp::Softplus:
     case UnaryOp::Reciprocal: case UnaryOp::Elu: case UnaryOp::LeakyRelu:
+    // maths API
+    case UnaryOp::Tan: case UnaryOp::Asin: case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Sinh:
+    case UnaryOp::Cosh: case UnaryOp::Asinh: case UnaryOp::Acosh: case UnaryOp::Atanh: case UnaryOp::Log2:
+    case UnaryOp::Log10: case UnaryOp::Exp2:
       return true;
     default:
       return false;
   }
 }
+
+// ---- maths API (unary): dtype rules of the ops after Erf ----
+// The activations take floating tensors only (PyTorch has no integer kernel for them either).
+bool float_only(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Frac: case UnaryOp::Hardsigmoid: case UnaryOp::Hardswish: case UnaryOp::Hardtanh:
+    case UnaryOp::Mish: case UnaryOp::Selu: case UnaryOp::Celu: case UnaryOp::LogSigmoid: case UnaryOp::Softshrink:
+    case UnaryOp::Hardshrink: case UnaryOp::Threshold:
+      return true;
+    default:
+      return false;
+  }
+}
+bool is_predicate(UnaryOp op) {
+  return op == UnaryOp::IsNan || op == UnaryOp::IsInf || op == UnaryOp::IsPosInf || op == UnaryOp::IsNegInf ||
+         op == UnaryOp::IsFinite;
+}
+const char* unary_math_name(UnaryOp op) {
+  switch (op) {
+    case UnaryOp::Frac: return "frac";
+    case UnaryOp::Hardsigmoid: return "hardsigmoid";
+    case UnaryOp::Hardswish: return "hardswish";
+    case UnaryOp::Hardtanh: return "hardtanh";
+    case UnaryOp::Mish: return "mish";
+    case UnaryOp::Selu: return "selu";
+    case UnaryOp::Celu: return "celu";
+    case UnaryOp::LogSigmoid: return "log_sigmoid";
+    case UnaryOp::Softshrink: return "softshrink";
+    case UnaryOp::Hardshrink: return "hardshrink";
+    case UnaryOp::Threshold: return "threshold";
+    case UnaryOp::BitwiseNot: return "bitwise_not";
+    default: return "unary op";
+  }
+}
+// The checks of the maths API's unary ops; an answer without a kernel (a predicate or
+// nan_to_num of integers: nothing is NaN or infinite) is returned here.
+TensorPtr unary_math_precheck(UnaryOp op, const TensorPtr& t) {
+  AK_CHECK(!(float_only(op) && !is_floating(t->dtype)), TypeError, unary_math_name(op), ": not implemented for ",
+           dtype_name(t->dtype), " (as in PyTorch); convert to a floating dtype first");
+  AK_CHECK(!(op == UnaryOp::BitwiseNot && is_floating(t->dtype)), TypeError,
+           "bitwise_not (~): not implemented for ", dtype_name(t->dtype), "; it takes integer or bool tensors");
+  if (is_floating(t->dtype)) return nullptr;
+  if (is_predicate(op)) return full(t->shape, Scalar::from_bool(op == UnaryOp::IsFinite), DType::Bool, t->device());
+  if (op == UnaryOp::NanToNum) return clone(t);
+  return nullptr;
+}
 }  // namespace
 
 TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  if (op > UnaryOp::Erf)
+    if (TensorPtr answer = unary_math_precheck(op, t)) return answer;
   AK_CHECK(!(op == UnaryOp::Neg && t->dtype == DType::Bool), TypeError,
            "negation, the `-` operator, on a bool tensor is not supported; use logical_not() or ~ instead");
   // relu and abs of a bool: PyTorch refuses both (a RuntimeError there; our TypeError is one too).
@@ -336,13 +413,16 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
   if (op == UnaryOp::Clamp && !is_floating(t->dtype) && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b))))
     in = to_dtype(t, DType::Float32);  // clamping ints to a fractional (or NaN, inf) bound gives floats
-  TensorPtr out = Tensor::empty(in->shape, op == UnaryOp::LogicalNot ? DType::Bool : in->dtype, in->device());
+  const bool to_bool = op == UnaryOp::LogicalNot || is_predicate(op);
+  TensorPtr out = Tensor::empty(in->shape, to_bool ? DType::Bool : in->dtype, in->device());
   backend(in->device()).unary(op, *out, *in, p);
   if (is_floating(out->dtype) && autograd::should_record({&in})) autograd::record_unary(op, out, in, p);
   return out;
 }
 
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
+  AK_CHECK(!is_predicate(op), TypeError, "a predicate (isnan, isinf, ...) has no in-place form");
+  if (op > UnaryOp::Erf && unary_math_precheck(op, t)) return;  // nan_to_num_ of integers: nothing to change
   if (is_reduced_float(t->dtype) && op != UnaryOp::LogicalNot) return copy_(t, unary(op, t, p));
   if (autograd::inplace_needs_history(t, {}))
     return autograd::inplace_with_history(t, "unary op", [&] { return unary(op, clone(t), p); });
@@ -370,6 +450,29 @@ TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b) {
   TensorPtr ec = expand(cond, shape), ea = expand(to_dtype(a, dt), shape), eb = expand(to_dtype(b, dt), shape);
   backend(a->device()).where(*out, *ec, *ea, *eb);
   if (is_floating(dt) && autograd::should_record({&ea, &eb})) autograd::record_where(out, ec, ea, eb);
+  return out;
+}
+
+TensorPtr clamp_tensor(const TensorPtr& t, const TensorPtr& lo, const TensorPtr& hi) {
+  AK_CHECK(lo || hi, ValueError, "clamp: at least one of min and max must be given");
+  DType dt = t->dtype;
+  std::vector<Shape> shapes{t->shape};
+  for (const TensorPtr& b : {lo, hi})
+    if (b) {
+      check_same_device(t, b, "clamp");
+      dt = promote_types(dt, b->dtype);
+      shapes.push_back(b->shape);
+    }
+  const Shape shape = broadcast_shapes(shapes);
+  const auto prepare = [&](const TensorPtr& v) { return v ? expand(to_dtype(v, dt), shape) : nullptr; };
+  const TensorPtr x = prepare(t), l = prepare(lo), h = prepare(hi);
+  TensorPtr out = x;
+  {
+    autograd::GradModeGuard no_grad(false);  // the values; the gradient is recorded below as one node
+    if (l) out = binary(BinaryOp::Maximum, out, l);
+    if (h) out = binary(BinaryOp::Minimum, out, h);
+  }
+  if (is_floating(dt) && autograd::should_record({&x, &l, &h})) autograd::record_clamp_tensor(out, x, l, h);
   return out;
 }
 

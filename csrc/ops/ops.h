@@ -82,6 +82,9 @@ void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight,
 TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p = {});
 TensorPtr where(const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
+// clamp with tensor bounds (either may be null, not both): min(max(t, lo), hi), broadcast and
+// promoted, with torch's gradients (t's passes where lo <= t <= hi, the bounds included).
+TensorPtr clamp_tensor(const TensorPtr& t, const TensorPtr& lo, const TensorPtr& hi);
 TensorPtr masked_fill(const TensorPtr& t, const TensorPtr& mask, Scalar value);
 // Wraps a Python number as a 0-d tensor of the dtype it should compute in with `like`.
 TensorPtr wrap_scalar(Scalar s, const TensorPtr& like);

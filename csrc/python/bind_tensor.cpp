@@ -39,17 +39,6 @@ double variance_correction(py::handle unbiased, py::handle correction, const cha
   return correction.is_none() ? 1.0 : correction.cast<double>();
 }
 
-// Binary operators: the other operand may be a tensor or a Python number;
-// anything else returns NotImplemented so Python can try the reflected op.
-py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
-  if (py::isinstance<Tensor>(other)) {
-    TensorPtr b = other.cast<TensorPtr>();
-    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
-  }
-  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
-  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
-}
-
 TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
   if (is_reduced_float(a->dtype) && !py::isinstance<Tensor>(other))
     if (auto s = as_scalar(other); s && s->kind == Scalar::Kind::Float) {
@@ -292,14 +281,22 @@ UnaryParams clamp_params(py::handle lo, py::handle hi) {
 
 }  // namespace
 
+// Binary operators: the other operand may be a tensor or a Python number;
+// anything else returns NotImplemented so Python can try the reflected op.
+py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse) {
+  if (py::isinstance<Tensor>(other)) {
+    TensorPtr b = other.cast<TensorPtr>();
+    return py::cast(reverse ? ops::binary(op, b, a) : ops::binary(op, a, b));
+  }
+  if (auto s = as_scalar(other)) return py::cast(ops::binary_scalar(op, a, *s, reverse));
+  return py::reinterpret_borrow<py::object>(Py_NotImplemented);
+}
+
 TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
   AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp: at least one of min and max must be given");
-  if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi)) {
-    TensorPtr out = t;
-    if (!lo.is_none()) out = ops::binary(BinaryOp::Maximum, out, as_tensor(lo, t, "clamp"));
-    if (!hi.is_none()) out = ops::binary(BinaryOp::Minimum, out, as_tensor(hi, t, "clamp"));
-    return out;
-  }
+  if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi))
+    return ops::clamp_tensor(t, lo.is_none() ? nullptr : as_tensor(lo, t, "clamp"),
+                             hi.is_none() ? nullptr : as_tensor(hi, t, "clamp"));
   return ops::unary(UnaryOp::Clamp, t, clamp_params(lo, hi));
 }
 
@@ -410,25 +407,8 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   AK_BINARY("__ge__", "", "", Ge)
 #undef AK_BINARY
   cls.attr("__hash__") = py::none();  // tensors compare elementwise, so they are unhashable (like numpy)
-  auto logical = [](BinaryOp op, const char* name) {
-    return [op, name](const TensorPtr& a, py::handle b) -> py::object {
-      TensorPtr bt = as_tensor(b, a, name);
-      AK_CHECK((a->dtype == DType::Bool && bt->dtype == DType::Bool), TypeError, name,
-               " is defined for bool tensors here; got ", dtype_name(a->dtype), " and ", dtype_name(bt->dtype));
-      return py::cast(ops::binary(op, a, bt));
-    };
-  };
-  cls.def("__and__", logical(BinaryOp::LogicalAnd, "&"), "Elementwise logical and of bool tensors.")
-      .def("__rand__", logical(BinaryOp::LogicalAnd, "&"), "Elementwise logical and of bool tensors.")
-      .def("__or__", logical(BinaryOp::LogicalOr, "|"), "Elementwise logical or of bool tensors.")
-      .def("__ror__", logical(BinaryOp::LogicalOr, "|"), "Elementwise logical or of bool tensors.")
-      .def("__xor__", logical(BinaryOp::LogicalXor, "^"), "Elementwise logical xor of bool tensors.")
-      .def("__rxor__", logical(BinaryOp::LogicalXor, "^"), "Elementwise logical xor of bool tensors.")
-      .def("__invert__", [](const TensorPtr& t) {
-        AK_CHECK(t->dtype == DType::Bool, TypeError, "~ is defined for bool tensors here; got ", dtype_name(t->dtype));
-        return ops::unary(UnaryOp::LogicalNot, t);
-      }, "Elementwise logical not of a bool tensor.")
-      .def("__neg__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Neg, t); }, "Elementwise negation.")
+  // & | ^ ~ << >> (bitwise on integers, logical on bool) are bound in bind_math.cpp.
+  cls.def("__neg__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Neg, t); }, "Elementwise negation.")
       .def("__pos__", [](const TensorPtr& t) { return t; }, "The tensor itself.")
       .def("__abs__", [](const TensorPtr& t) { return ops::unary(UnaryOp::Abs, t); }, "Elementwise absolute value.")
       .def("__matmul__", &ops::matmul, py::is_operator(), "Matrix product (see matmul).")
@@ -478,7 +458,7 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   "In-place self + weight * (end - self): the result must keep self's shape; returns self. With a number "
   "as weight, outside the autograd graph, on the CPU, one fused pass (an exponential moving average).");
   AK_NAMED_BINARY("mul", Mul)
-  AK_NAMED_BINARY("div", Div)
+  // div (with rounding_mode) is bound in bind_math.cpp.
   AK_NAMED_BINARY("floor_divide", FloorDiv)
   AK_NAMED_BINARY("remainder", Mod)
   AK_NAMED_BINARY("pow", Pow)

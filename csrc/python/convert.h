@@ -27,9 +27,12 @@ DType checked_dtype(DType d);
 py::tuple shape_tuple(const Shape& s);
 // A tensor, or a Python number/list turned into one (like `like` where given).
 TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what);
+// a op other for an operator (other a tensor or a Python number, else NotImplemented); reverse: other op a.
+py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool reverse);
 
 void bind_interop(py::module_& m, py::class_<Tensor, TensorPtr>& cls);
 void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls);
 void bind_functions(py::module_& m);
+void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls);  // the maths API (bind_math.cpp)
 
 }  // namespace aakaar::python

@@ -67,11 +67,13 @@ PYBIND11_MODULE(_C, m) {
     return cls;
   }();
   static PyObject* dtype_error = [] {
-    PyObject* bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_RuntimeError);
+    // NotImplementedError (a RuntimeError) is what PyTorch raises for a dtype an op has
+    // no kernel for ("hypot_cpu" not implemented for 'Long').
+    PyObject* bases = PyTuple_Pack(2, PyExc_TypeError, PyExc_NotImplementedError);
     PyObject* cls = PyErr_NewExceptionWithDoc(
         "aakaar._C.DTypeError",
-        "A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError (what PyTorch raises "
-        "for the same mistakes).",
+        "A dtype an operation cannot take or produce. Both a TypeError and a RuntimeError -- a "
+        "NotImplementedError, what PyTorch raises for a dtype an op has no kernel for.",
         bases, nullptr);
     Py_DECREF(bases);
     return cls;
@@ -177,6 +179,7 @@ PYBIND11_MODULE(_C, m) {
   python::bind_tensor_methods(m, cls);
   python::bind_interop(m, cls);
   python::bind_functions(m);
+  python::bind_math(m, cls);
   if (bind_gemm) bind_gemm(m);
   if (bind_linear) bind_linear(m);
   if (bind_loss) bind_loss(m);
