@@ -15,7 +15,7 @@ import types
 gemm: types.ModuleType
 cuda: types.ModuleType
 autograd: types.ModuleType
-__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'avg_pool2d', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'celu', 'celu_', 'conv2d', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'logsigmoid', 'logsigmoid_', 'manual_seed', 'matmul', 'max_pool2d', 'mish', 'mish_', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'selu', 'selu_', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'softshrink', 'stack', 'threshold', 'threshold_', 'where', 'zeros']
+__all__: list[str] = ['ArgumentError', 'DTypeError', 'Generator', 'OptimizerKind', 'OptimizerStep', 'Tensor', 'arange', 'autograd', 'avg_pool2d', 'bernoulli', 'bmm', 'broadcast_shapes', 'cat', 'celu', 'celu_', 'conv2d', 'conv2d_input_grad', 'conv2d_weight_grad', 'cpu_allocator_stats', 'cpu_isa', 'cpu_size_class', 'cross_entropy', 'ctc_loss', 'cuda', 'default_generator', 'device', 'dtype', 'empty', 'empty_cache', 'eye', 'from_dlpack', 'from_numpy', 'full', 'gemm', 'get_num_threads', 'hardshrink', 'hardsigmoid', 'hardsigmoid_', 'hardswish', 'hardswish_', 'hardtanh', 'hardtanh_', 'has_cuda_backend', 'has_cuda_build', 'linear', 'linspace', 'logsigmoid', 'logsigmoid_', 'manual_seed', 'matmul', 'max_pool2d', 'mish', 'mish_', 'mm', 'ones', 'pointwise_loss', 'promote_types', 'rand', 'randint', 'randn', 'randperm', 'result_type', 'selu', 'selu_', 'set_cpu_cache_enabled', 'set_cpu_cache_limit', 'set_num_threads', 'softshrink', 'stack', 'threshold', 'threshold_', 'where', 'zeros']
 class ArgumentError(ValueError, RuntimeError):
     """
     A wrong argument: a shape that does not fit, a size or value out of range. Both a ValueError and a RuntimeError (what PyTorch raises for the same mistakes).
@@ -39,12 +39,27 @@ class dtype:
       float32
     
       float64
+    
+      int32
+    
+      int16
+    
+      int8
+    
+      float16
+    
+      bfloat16
     """
     __members__: typing.ClassVar[dict[str, dtype]]
+    bfloat16: typing.ClassVar[dtype]
     bool: typing.ClassVar[dtype]
+    float16: typing.ClassVar[dtype]
     float32: typing.ClassVar[dtype]
     float64: typing.ClassVar[dtype]
+    int16: typing.ClassVar[dtype]
+    int32: typing.ClassVar[dtype]
     int64: typing.ClassVar[dtype]
+    int8: typing.ClassVar[dtype]
     uint8: typing.ClassVar[dtype]
     @typing.overload
     def __eq__(self: dtype, other: dtype) -> builtins.bool:
@@ -77,7 +92,12 @@ class dtype:
     @property
     def is_floating_point(self) -> builtins.bool:
         """
-        Whether this is float32 or float64.
+        Whether this is a floating type (float16, bfloat16, float32, float64).
+        """
+    @property
+    def is_signed(self) -> builtins.bool:
+        """
+        Whether the type holds negative numbers.
         """
     @property
     def itemsize(self) -> int:
@@ -251,6 +271,10 @@ class Tensor:
         ...
     def _backward(self, gradient: typing.Any = None, retain_graph: builtins.bool = False, create_graph: builtins.bool = False, inputs: typing.Any = None) -> None:
         ...
+    def _bitcast(self, dtype: dtype) -> Tensor:
+        """
+        This tensor's memory read as another dtype of the same item size (shares storage).
+        """
     def _max_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: builtins.bool) -> tuple[Tensor, Tensor]:
         """
         (values, indices) of the maximum along one dim.
@@ -1510,6 +1534,22 @@ def _cpu_awake_workers() -> int:
     """
     How many workers of the CPU thread pool are awake (polling for the next job since their last one); elementwise loops too small to wake a thread still split among them. For tests.
     """
+def _cummax(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, is_max: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of the running max (or min) along dim.
+    """
+def _cumprod(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    Cumulative product along dim.
+    """
+def _flip(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]) -> Tensor:
+    """
+    A copy of input reversed along each of dims.
+    """
+def _logcumsumexp(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    log(cumsum(exp(input))) along dim.
+    """
 def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor], scalars: collections.abc.Sequence[collections.abc.Sequence[Tensor]] = []) -> None:
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
@@ -1526,9 +1566,21 @@ def _profiler_stop() -> list[tuple[str, str, str, int, int, int]]:
     """
     Stop timing; the rows (device, entry, op, calls, self_ns, total_ns), most self time first.
     """
+def _scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, include_self: builtins.bool) -> Tensor:
+    """
+    input with src reduced into it at index along dim.
+    """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """
     Turns the split of small elementwise loops among awake workers on (the default) or off, to measure what it is worth (bench.train_step --ablate).
+    """
+def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descending: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of input sorted along dim (stable); NaN is greatest.
+    """
+def _topk(input: Tensor, k: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex, largest: builtins.bool) -> tuple[Tensor, Tensor]:
+    """
+    (values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).
     """
 def _vec_math_f32(name: str, x: typing.Any) -> Tensor:
     """
@@ -1569,6 +1621,14 @@ def celu_(input: Tensor, alpha: typing.SupportsFloat | typing.SupportsIndex = 1.
 def conv2d(input: typing.Any, weight: typing.Any, bias: typing.Any, stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     2-d convolution, NCHW: im2col and the library's GEMM, one autograd node. padding is (top, bottom, left, right).
+    """
+def conv2d_input_grad(grad_output: typing.Any, weight: typing.Any, input_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    conv2d's gradient for an input of input_size (N, C, H, W): the transposed convolution. padding is (top, left); differentiable (its backward is conv2d and conv2d_weight_grad).
+    """
+def conv2d_weight_grad(grad_output: typing.Any, input: typing.Any, weight_size: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(4)"], stride: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], padding: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], dilation: typing.Annotated[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], "FixedSize(2)"], groups: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    """
+    conv2d's gradient for a weight of weight_size; differentiable (its backward is conv2d and conv2d_input_grad).
     """
 def cpu_allocator_stats() -> dict:
     """
@@ -1726,9 +1786,20 @@ def randperm(n: typing.SupportsInt | typing.SupportsIndex, *, generator: typing.
     """
     A random permutation of 0..n-1.
     """
+@typing.overload
 def result_type(arg0: Tensor, arg1: Tensor) -> dtype:
     """
     The dtype an operation on the two tensors computes in (the promotion table).
+    """
+@typing.overload
+def result_type(arg0: Tensor, arg1: typing.Any) -> dtype:
+    """
+    The dtype an operation on the tensor and the number computes in.
+    """
+@typing.overload
+def result_type(arg0: typing.Any, arg1: Tensor) -> dtype:
+    """
+    The dtype an operation on the number and the tensor computes in.
     """
 def selu(input: Tensor) -> Tensor:
     """

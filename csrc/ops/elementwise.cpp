@@ -406,7 +406,7 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
            op == UnaryOp::Relu ? "relu" : "abs", ": not supported for bool tensors (as in PyTorch); convert first, "
            "e.g. x.to(aakaar.uint8)");
   if (is_reduced_float(t->dtype))  // computed in float32, rounded once (as PyTorch's CPU kernels)
-    return op == UnaryOp::LogicalNot ? unary(op, to_dtype(t, DType::Float32), p)
+    return op == UnaryOp::LogicalNot || is_predicate(op) ? unary(op, to_dtype(t, DType::Float32), p)
                                      : to_dtype(unary(op, to_dtype(t, DType::Float32), p), t->dtype);
   TensorPtr in = t;
   if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);

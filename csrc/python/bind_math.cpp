@@ -4,6 +4,7 @@
 // nan_to_num, atan2, fmod, copysign, hypot, fmax/fmin, logaddexp, div's
 // rounding_mode, the bitwise ops and shifts (with their operators), and the
 // activations that aakaar.nn.functional wraps. Each line forwards to an op in csrc/ops.
+#include <cmath>
 #include <limits>
 
 #include "core/error.h"
@@ -28,8 +29,11 @@ BinaryOp div_op(py::handle rounding_mode) {
 
 // torch.nan_to_num's defaults: NaN -> 0, +inf -> the dtype's largest finite value, -inf -> its lowest.
 UnaryParams nan_to_num_params(const TensorPtr& t, py::handle nan, py::handle posinf, py::handle neginf) {
-  const bool f32 = t->dtype == DType::Float32;
-  const double big = f32 ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  // float16's largest is 65504 = (2 - 2^-10) 2^15; bfloat16's (2 - 2^-7) 2^127.
+  const double big = t->dtype == DType::Float32    ? std::numeric_limits<float>::max()
+                     : t->dtype == DType::Float16  ? 65504.0
+                     : t->dtype == DType::BFloat16 ? std::ldexp(2.0 - std::ldexp(1.0, -7), 127)
+                                                   : std::numeric_limits<double>::max();
   UnaryParams p;
   p.a = nan.is_none() ? 0.0 : to_scalar(nan, "nan_to_num: nan").to_double();
   p.b = posinf.is_none() ? big : to_scalar(posinf, "nan_to_num: posinf").to_double();

@@ -449,3 +449,17 @@ def test_half_gradients_match_torch(name):
     (x * x + x.exp() - (x / 3).tanh()).sum().backward()
     (tx * tx + tx.exp() - (tx / 3).tanh()).sum().backward()
     same(x.grad, tx.grad)
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_predicates_and_nan_to_num_of_16_bit_floats_follow_torch(name):
+    """Found when the dtypes met the maths API: a predicate of a 16-bit float is bool, and
+    nan_to_num's default bounds are the 16-bit dtype's own largest finite values."""
+    import torch
+    values = [float("nan"), float("inf"), -float("inf"), 1.0, -0.0]
+    x, t = ak.tensor(values).to(getattr(ak, name)), torch.tensor(values).to(getattr(torch, name))
+    for op in ["isnan", "isinf", "isfinite", "isposinf", "isneginf"]:
+        got, want = getattr(ak, op)(x), getattr(torch, op)(t)
+        assert got.dtype == ak.bool and got.tolist() == want.tolist(), op
+    got, want = ak.nan_to_num(x), torch.nan_to_num(t)
+    assert got.dtype == x.dtype and got.tolist() == want.float().tolist()
