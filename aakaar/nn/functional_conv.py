@@ -374,6 +374,18 @@ def _transposed_out_size(
     return sizes
 
 
+def _transposed_args(fn: str, n: int, input: Tensor, weight: Tensor, bias: Tensor | None, groups: int,
+                     stride: IntPair, padding: IntPair, output_padding: IntPair, dilation: IntPair):
+    """The checked arguments of conv_transpose{n}d: stride, padding, output_padding, dilation as n ints."""
+    _check_conv_nd(input, weight, bias, n, groups, fn, transposed=True)
+    if isinstance(padding, str):
+        raise TypeError(f"{fn}(): argument 'padding' must be tuple of ints, not str")
+    s, p = _ntuple(stride, n, "stride", fn), _ntuple(padding, n, "padding", fn)
+    op, d = _ntuple(output_padding, n, "output_padding", fn), _ntuple(dilation, n, "dilation", fn)
+    _check_geometry(fn, s, p, d)
+    return s, p, op, d
+
+
 def conv_transpose2d(
     input: Tensor,
     weight: Tensor,
@@ -389,12 +401,8 @@ def conv_transpose2d(
     conv2d's backward kernel run forward (``_C.conv2d_input_grad``). Output size
     (H - 1) s - 2 p + d (k - 1) + output_padding + 1.
     """
-    _check_conv_nd(input, weight, bias, 2, groups, "conv_transpose2d", transposed=True)
-    if isinstance(padding, str):
-        raise TypeError("conv_transpose2d(): argument 'padding' must be tuple of ints, not str")
-    s, d = _pair(stride, "stride", "conv_transpose2d"), _pair(dilation, "dilation", "conv_transpose2d")
-    p, op = _pair(padding, "padding", "conv_transpose2d"), _pair(output_padding, "output_padding", "conv_transpose2d")
-    _check_geometry("conv_transpose2d", s, p, d)
+    s, p, op, d = _transposed_args("conv_transpose2d", 2, input, weight, bias, groups, stride, padding,
+                                   output_padding, dilation)
     if input.ndim == 3:
         return conv_transpose2d(input.unsqueeze(0), weight, bias, s, p, op, groups, d).squeeze(0)
     Ho, Wo = _transposed_out_size("conv_transpose2d", input, weight, 2, s, p, op, d)
@@ -415,13 +423,8 @@ def conv_transpose1d(
 ) -> Tensor:
     """Transposed 1-d convolution of (N, C_in, L) or (C_in, L) with weight (C_in, C_out / groups, k):
     ``conv_transpose2d`` on a picture one row high."""
-    _check_conv_nd(input, weight, bias, 1, groups, "conv_transpose1d", transposed=True)
-    if isinstance(padding, str):
-        raise TypeError("conv_transpose1d(): argument 'padding' must be tuple of ints, not str")
-    s, d = _ntuple(stride, 1, "stride", "conv_transpose1d"), _ntuple(dilation, 1, "dilation", "conv_transpose1d")
-    p = _ntuple(padding, 1, "padding", "conv_transpose1d")
-    op = _ntuple(output_padding, 1, "output_padding", "conv_transpose1d")
-    _check_geometry("conv_transpose1d", s, p, d)
+    s, p, op, d = _transposed_args("conv_transpose1d", 1, input, weight, bias, groups, stride, padding,
+                                   output_padding, dilation)
     _transposed_out_size("conv_transpose1d", input, weight, 1, s, p, op, d)
     out = conv_transpose2d(input.unsqueeze(-2), weight.unsqueeze(-2), bias, (1, s[0]), (0, p[0]), (0, op[0]),
                            groups, (1, d[0]))
@@ -446,13 +449,8 @@ def conv_transpose3d(
     adjoint of the unrolling: a scatter-add of each slice to the output depth it came from
     (od sD + t dD), then the depth padding cropped off.
     """
-    _check_conv_nd(input, weight, bias, 3, groups, "conv_transpose3d", transposed=True)
-    if isinstance(padding, str):
-        raise TypeError("conv_transpose3d(): argument 'padding' must be tuple of ints, not str")
     fn = "conv_transpose3d"
-    s, d = _ntuple(stride, 3, "stride", fn), _ntuple(dilation, 3, "dilation", fn)
-    p, op = _ntuple(padding, 3, "padding", fn), _ntuple(output_padding, 3, "output_padding", fn)
-    _check_geometry(fn, s, p, d)
+    s, p, op, d = _transposed_args(fn, 3, input, weight, bias, groups, stride, padding, output_padding, dilation)
     if input.ndim == 4:
         return conv_transpose3d(input.unsqueeze(0), weight, bias, s, p, op, groups, d).squeeze(0)
     Do, Ho, Wo = _transposed_out_size(fn, input, weight, 3, s, p, op, d)

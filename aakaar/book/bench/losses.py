@@ -18,9 +18,6 @@ the medians.
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from typing import Callable
 
 import numpy as np
@@ -29,7 +26,7 @@ import aakaar as ak
 import aakaar.nn.functional as F
 
 
-from .timing import cap_idle_spinning, paired_against_torch, spin_caps_in_effect
+from .timing import paired_against_torch, paired_table_main, spin_caps_in_effect
 
 
 def _problems(rng: np.random.Generator) -> dict[str, tuple]:
@@ -85,21 +82,7 @@ def run(threads: int = 1, rounds: int = 31) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    cap_idle_spinning("aakaar.book.bench.losses", argv)
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=31)
-    p.add_argument("--json", type=str, default=None)
-    a = p.parse_args(argv)
-    out = run(a.threads, a.rounds)
-    print(f"fused losses, forward + backward, float32, {a.threads} thread(s), medians of {a.rounds} rounds")
-    print(f"{'problem':30s} {'aakaar us':>10s} {'torch us':>10s} {'ratio':>7s} {'paired':>7s}")
-    for label, r in out["results"].items():
-        print(f"{label:30s} {r['aakaar_us']:10.1f} {r['torch_us']:10.1f} {r['ratio']:7.2f} {r['paired']:7.2f}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=2)
+    paired_table_main("aakaar.book.bench.losses", __doc__.split("\n")[0], run, "fused losses, forward + backward, float32", 31, argv)
 
 
 if __name__ == "__main__":

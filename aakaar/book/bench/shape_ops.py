@@ -12,16 +12,13 @@ the median of each round's own ratio (steadier on a busy machine).
 
 from __future__ import annotations
 
-import argparse
-import sys
 from typing import Callable
 
 import numpy as np
 
 import aakaar as ak
 
-from .io import write_json_atomic
-from .timing import cap_idle_spinning, paired_against_torch, spin_caps_in_effect
+from .timing import paired_against_torch, paired_table_main, spin_caps_in_effect
 
 
 def _problems(rng: np.random.Generator) -> dict[str, tuple[Callable, list[np.ndarray]]]:
@@ -55,20 +52,7 @@ def run(threads: int = 1, rounds: int = 21) -> dict:
 
 
 def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    cap_idle_spinning("aakaar.book.bench.shape_ops", argv)
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--rounds", type=int, default=21)
-    p.add_argument("--json", type=str, default=None)
-    a = p.parse_args(argv)
-    out = run(a.threads, a.rounds)
-    print(f"shape ops, forward, float32, {a.threads} thread(s), medians of {a.rounds} rounds")
-    print(f"{'problem':30s} {'aakaar us':>10s} {'torch us':>10s} {'ratio':>7s} {'paired':>7s}")
-    for label, r in out["results"].items():
-        print(f"{label:30s} {r['aakaar_us']:10.1f} {r['torch_us']:10.1f} {r['ratio']:7.2f} {r['paired']:7.2f}")
-    if a.json:
-        write_json_atomic(a.json, out)
+    paired_table_main("aakaar.book.bench.shape_ops", __doc__.split("\n")[0], run, "shape ops, forward, float32", 21, argv)
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import os
 import statistics
 import sys
 import time
-from typing import Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 # How long the references' idle worker threads may spin after a call before
 # they sleep, as aakaar's own pool does (50 us, csrc/cpu/parallel.cpp). By
@@ -96,3 +96,31 @@ def paired_against_torch(sa: Callable[[], object], st: Callable[[], object], rou
     a, t = statistics.median(p[0] for p in pairs), statistics.median(p[1] for p in pairs)
     return {"aakaar_us": a * 1e6, "torch_us": t * 1e6, "ratio": a / t,
             "paired": statistics.median(p[0] / p[1] for p in pairs)}
+
+
+def paired_table_main(module: str, description: str, run: Callable[..., dict], title: str, default_rounds: int,
+                      argv: Sequence[str] | None = None, extra: Callable[[Any], None] | None = None) -> None:
+    """The command line of a paired aakaar-torch benchmark (conv, losses, shape_ops): --threads, --rounds,
+    --json (written atomically), then a table of each problem's medians, ratio and paired ratio.
+    ``run(threads, rounds, *extra_args)`` measures; ``extra(parser)`` adds options, passed on in order."""
+    import argparse
+
+    from .io import write_json_atomic
+
+    argv = sys.argv[1:] if argv is None else list(argv)
+    cap_idle_spinning(module, argv)
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=default_rounds)
+    p.add_argument("--json", type=str, default=None)
+    base = {a.dest for a in p._actions}
+    if extra is not None:
+        extra(p)
+    a = p.parse_args(argv)
+    out = run(a.threads, a.rounds, *[v for k, v in vars(a).items() if k not in base])
+    print(f"{title}, {a.threads} thread(s), medians of {a.rounds} rounds")
+    print(f"{'problem':30s} {'aakaar us':>10s} {'torch us':>10s} {'ratio':>7s} {'paired':>7s}")
+    for label, r in out["results"].items():
+        print(f"{label:30s} {r['aakaar_us']:10.1f} {r['torch_us']:10.1f} {r['ratio']:7.2f} {r['paired']:7.2f}")
+    if a.json:
+        write_json_atomic(a.json, out)
