@@ -255,6 +255,7 @@ def test_scatter_reduce_gradcheck_and_errors():
 
 
 @pytest.mark.parametrize("reduce", ["add", "multiply"])
+@pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")  # torch deprecates its own API
 def test_scatter_with_reduce(reduce):
     a, idx, src = rand(4, 5), RNG.integers(0, 4, size=(3, 5)), rand(3, 5)
     compare(lambda lib, x, i, s: x.scatter(0, i, s, reduce=reduce), [a, idx, src], grad=False)
