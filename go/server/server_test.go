@@ -120,6 +120,31 @@ func wantError(t *testing.T, what string, code int, body []byte, wantCode int, m
 	}
 }
 
+// A raw body of unknown length (chunked) takes the reading path that does not preallocate; its
+// answer must equal the one for the same rows sent with a Content-Length.
+func TestRawChunkedBodyAnswersAsSized(t *testing.T) {
+	body := raw(rows(2, 11))
+	_, sized := post(t, "/v1/predict/raw", "application/octet-stream", body)
+	req, err := http.NewRequest(http.MethodPost, base+"/v1/predict/raw", io.MultiReader(bytes.NewReader(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.ContentLength = -1 // unknown: sent chunked
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	chunked, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || !bytes.Equal(chunked, sized) || len(sized) != 2*4*model.Out {
+		t.Fatalf("chunked: status %d, %d bytes; sized: %d bytes; want equal answers of %d bytes",
+			resp.StatusCode, len(chunked), len(sized), 2*4*model.Out)
+	}
+}
+
 func TestJSONAndRawAgreeWithTheModel(t *testing.T) {
 	in := rows(3, 1)
 	want, err := model.PredictBatch(context.Background(), in)
