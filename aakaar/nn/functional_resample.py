@@ -173,6 +173,81 @@ def _linear_positions(
     return i0, i1, lam
 
 
+def _cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
+    """The four weights of Keys' cubic convolution at fraction ``t`` (PyTorch's
+    get_cubic_upsample_coefficients): for the neighbours at -1, 0, +1 and +2."""
+    def near(x):  # |x| <= 1
+        return ((a + 2) * x - (a + 3)) * x * x + 1
+
+    def far(x):  # 1 < |x| < 2
+        return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
+
+    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], axis=1)
+
+
+def _cubic_taps(
+    in_size: int, out_size: int, scale: float | None, align_corners: bool, ftype: type
+) -> tuple[np.ndarray, np.ndarray]:
+    """Bicubic's taps along one dim: four source indices per output position (clamped to the
+    input, as PyTorch reads beyond the border) and their weights, A = -0.75 as in PyTorch."""
+    j = np.arange(out_size, dtype=np.int64).astype(ftype)
+    if align_corners:
+        ratio = ftype(in_size - 1) / ftype(out_size - 1) if out_size > 1 else ftype(0)
+        real = ratio * j
+    else:  # unlike linear, the source position is not clamped at 0 (cubic=True)
+        real = _scale_value(scale, in_size, out_size, ftype) * (j + ftype(0.5)) - ftype(0.5)
+    base = np.floor(real)
+    weights = _cubic_weights((real - base).astype(ftype), ftype(-0.75)).astype(ftype)
+    index = np.clip(base.astype(np.int64)[:, None] + np.arange(-1, 3), 0, in_size - 1)
+    return index, weights
+
+
+def _antialias_taps(
+    mode: str, in_size: int, out_size: int, scale: float | None, align_corners: bool, ftype: type
+) -> tuple[np.ndarray, np.ndarray]:
+    """Antialiased taps along one dim (PyTorch's and PIL's resampling): when shrinking, the
+    filter (triangle for bilinear, cubic with A = -0.5 for bicubic) is stretched by the scale so
+    every input pixel contributes, then each output's weights are normalised to sum to one."""
+    support_base = 1.0 if mode == "bilinear" else 2.0
+    if align_corners:
+        sc = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        sc = float(_scale_value(scale, in_size, out_size, np.float64))
+    support = support_base * sc if sc >= 1.0 else support_base
+    invscale = 1.0 / sc if sc >= 1.0 else 1.0
+    taps = int(np.ceil(support)) * 2 + 1
+    index = np.zeros((out_size, taps), dtype=np.int64)
+    weights = np.zeros((out_size, taps), dtype=np.float64)
+    for i in range(out_size):
+        center = sc * (i + 0.5)
+        lo = max(int(center - support + 0.5), 0)
+        n = min(int(center + support + 0.5), in_size) - lo
+        x = (np.arange(n) + lo - center + 0.5) * invscale
+        if mode == "bilinear":
+            w = np.clip(1.0 - np.abs(x), 0.0, None)
+        else:
+            ax = np.abs(x)
+            a = -0.5
+            w = np.where(ax < 1, ((a + 2) * ax - (a + 3)) * ax * ax + 1,
+                         np.where(ax < 2, ((a * ax - 5 * a) * ax + 8 * a) * ax - 4 * a, 0.0))
+        total = w.sum()
+        index[i, :n] = lo + np.arange(n)
+        weights[i, :n] = w / total if total != 0 else w
+    return index, weights.astype(ftype)
+
+
+def _resample_taps(x: Tensor, dim: int, index: np.ndarray, weights: np.ndarray) -> Tensor:
+    """Σ_k x[..., index[:, k], ...] * weights[:, k] along ``dim``: one gather and one
+    multiply-add per tap, so autograd differentiates it with the ops it already has."""
+    out = None
+    for k in range(index.shape[1]):
+        if not weights[:, k].any():
+            continue
+        term = x.index_select(dim, _index(index[:, k], x.device)) * _along(weights[:, k], x.ndim, dim, x)
+        out = term if out is None else out + term
+    return out if out is not None else x.index_select(dim, _index(index[:, 0], x.device)) * 0
+
+
 def _along(values: np.ndarray, ndim: int, dim: int, like: Tensor) -> Tensor:
     """A weight vector shaped to broadcast along ``dim`` of an ndim-d tensor."""
     shape = [1] * ndim
@@ -191,10 +266,12 @@ def interpolate(
 ) -> Tensor:
     """Resizes the spatial dims of (N, C, *spatial) to ``size``, or by ``scale_factor``.
 
-    Modes ``nearest``, ``nearest-exact``, ``linear`` (3-d input), ``bilinear`` (4-d), ``trilinear``
-    (5-d) and ``area`` (adaptive average pooling; 3-d and 4-d input), with PyTorch's
-    ``align_corners`` and ``recompute_scale_factor``. The (bi/tri)linear modes are separable:
-    one linear resize per dim.
+    Modes ``nearest``, ``nearest-exact``, ``linear`` (3-d input), ``bilinear`` and ``bicubic``
+    (4-d), ``trilinear`` (5-d) and ``area`` (adaptive average pooling; 3-d and 4-d input), with
+    PyTorch's ``align_corners`` and ``recompute_scale_factor``; ``antialias=True`` (bilinear and
+    bicubic) filters before shrinking, as PyTorch and PIL do. Every mode is separable: one 1-d
+    resize per spatial dim, each a few gathers and multiply-adds (taps) that autograd already
+    differentiates.
     """
     _check_tensor(input, "interpolate")
     if mode in ("nearest", "area", "nearest-exact"):
@@ -246,11 +323,11 @@ def interpolate(
         raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
     if recompute_scale_factor or mode == "area":
         scales = None  # the kernel works from the integer sizes
-    if antialias:
-        raise NotImplementedError("interpolate(): antialias=True is not implemented in aakaar")
-    wants = {"linear": 3, "bilinear": 4, "trilinear": 5}
+    if antialias and not (mode in ("bilinear", "bicubic") and input.ndim == 4):
+        raise ValueError("Anti-alias option is restricted to bilinear and bicubic modes and requires a 4-D tensor as input")
+    wants = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if input.ndim not in (3, 4, 5) or mode not in ("nearest", "nearest-exact", "area", *wants):
-        if mode in ("bicubic", "lanczos") and input.ndim == 4:
+        if mode == "lanczos" and input.ndim == 4:
             raise NotImplementedError(f"interpolate(): mode '{mode}' is not implemented in aakaar")
         raise NotImplementedError(
             f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.ndim}D) for the modes: nearest | "
@@ -285,6 +362,14 @@ def interpolate(
             continue
         if not input.dtype.is_floating_point:
             raise _C.DTypeError(f'"upsample_{mode}" not implemented for \'{input.dtype}\'')
+        if antialias or mode == "bicubic":
+            if n_out == n_in and antialias:
+                continue  # PyTorch copies a dim whose size does not change; bicubic without
+                # antialias still resamples it when a scale_factor says the scale is not 1
+            index, weights = (_antialias_taps(mode, n_in, n_out, sc, bool(align_corners), ftype) if antialias
+                              else _cubic_taps(n_in, n_out, sc, bool(align_corners), ftype))
+            out = _resample_taps(out, d, index, weights)
+            continue
         i0, i1, lam = _linear_positions(n_in, n_out, sc, bool(align_corners), ftype)
         if n_out == n_in:
             continue

@@ -95,14 +95,38 @@ INTERP = [
     ((2, 3, 7), dict(size=4, mode="area")),
     ((2, 3, 1), dict(size=4, mode="linear", align_corners=True)),
     ((2, 3, 4), dict(size=1, mode="linear", align_corners=True)),
+    ((2, 3, 5, 6), dict(size=(9, 4), mode="bicubic")),
+    ((2, 3, 5, 6), dict(size=(9, 4), mode="bicubic", align_corners=True)),
+    ((2, 3, 5, 6), dict(scale_factor=(0.6, 2.5), mode="bicubic")),
+    ((2, 3, 1, 4), dict(size=(3, 1), mode="bicubic", align_corners=True)),
+    ((2, 3, 12, 9), dict(size=(5, 4), mode="bilinear", antialias=True)),
+    ((2, 3, 12, 9), dict(size=(5, 4), mode="bicubic", antialias=True)),
+    ((2, 3, 12, 9), dict(size=(5, 20), mode="bicubic", antialias=True, align_corners=True)),
+    ((2, 3, 12, 9), dict(scale_factor=(0.3, 1.5), mode="bilinear", antialias=True)),
+    ((1, 2, 17, 5), dict(size=(2, 5), mode="bicubic", antialias=True)),
 ]
 
 
 @pytest.mark.parametrize("dtype, rtol, atol", DTYPES, ids=DTYPE_IDS)
 @pytest.mark.parametrize("shape, kw", INTERP, ids=[f"interp{i}" for i in range(len(INTERP))])
 def test_interpolate_matches_torch(shape, kw, dtype, rtol, atol):
-    _check_against_torch(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), shape, dtype,
-                         rtol, atol)
+    # bicubic's weights are partly negative, so float32 results near zero are differences of
+    # larger terms summed in another order than torch's: their tolerance scales with the largest
+    cancels = kw["mode"] == "bicubic" or kw.get("antialias", False)
+    run_against_torch(lambda x: F.interpolate(x, **kw), lambda x: TF.interpolate(x, **kw), [shape], dtype,
+                      rtol, atol, relative_atol=cancels)
+
+
+@pytest.mark.parametrize("kw", [dict(scale_factor=1.05, mode="bicubic"),
+                                dict(scale_factor=(0.3, 1.05), mode="bilinear", antialias=True)])
+def test_interpolate_where_a_size_is_kept_values_as_torch_gradients_by_finite_differences(kw):
+    # A scale factor that leaves a size unchanged: PyTorch's forward resamples that dim (bicubic)
+    # or copies it (antialias), and its backward does the other, so its gradient is not the
+    # forward's (torch.autograd.gradcheck fails on both). aakaar matches the forward and
+    # differentiates exactly what it computed.
+    x = ak.randn(1, 2, 10, 9, dtype=ak.float64, requires_grad=True)
+    assert_close(F.interpolate(x, **kw), TF.interpolate(torch.tensor(x.detach().numpy()), **kw), 1e-10, 1e-12)
+    assert ak.autograd.gradcheck(lambda t: F.interpolate(t, **kw), (x,))
 
 
 def test_interpolate_nearest_picks_torch_pixels_over_many_scales():
@@ -125,6 +149,28 @@ def test_interpolate_gradcheck():
     x = ak.randn(1, 2, 3, 4, dtype=ak.float64, requires_grad=True)
     assert ak.autograd.gradcheck(lambda t: F.interpolate(t, size=(5, 3), mode="bilinear"), (x,))
     assert ak.autograd.gradcheck(lambda t: F.interpolate(t, scale_factor=2, mode="nearest"), (x,))
+    assert ak.autograd.gradcheck(lambda t: F.interpolate(t, size=(5, 2), mode="bicubic"), (x,))
+    assert ak.autograd.gradcheck(lambda t: F.interpolate(t, size=(2, 3), mode="bicubic", antialias=True), (x,))
+
+
+def test_bicubic_weights_without_torch():
+    # Checks of the weights independent of torch. Keys' cubic convolution sums to one (a constant
+    # stays constant, even at the border where indices are clamped) and passes through the samples
+    # (align_corners=True at 2w-1 points hits every sample); with A = -0.75 it is only first-order
+    # accurate, but the antialiasing filter uses A = -0.5, which reproduces a straight line
+    # exactly wherever all its taps are inside the image.
+    w = 12
+    xs = np.arange(w, dtype=np.float64)
+    img = ak.tensor(np.tile(2 * xs - 3, (1, 1, 4, 1)))
+    on_samples = F.interpolate(img, size=(4, 2 * w - 1), mode="bicubic", align_corners=True).numpy()[0, 0, 0]
+    np.testing.assert_allclose(on_samples[::2], 2 * xs - 3, rtol=0, atol=1e-13)
+    ramp = F.interpolate(img, size=(4, 3 * w), mode="bicubic", antialias=True).numpy()[0, 0, 0]
+    pos = (np.arange(3 * w) + 0.5) / 3 - 0.5
+    inside = (pos >= 2) & (pos <= w - 3)
+    np.testing.assert_allclose(ramp[inside], (2 * pos - 3)[inside], rtol=0, atol=1e-12)
+    for aa in (False, True):
+        flat = F.interpolate(ak.full((1, 1, 5, 7), 3.0, dtype=ak.float64), size=(9, 4), mode="bicubic", antialias=aa)
+        np.testing.assert_allclose(flat.numpy(), 3.0, rtol=1e-14)
 
 
 @pytest.mark.parametrize("call, cls", [
@@ -136,7 +182,11 @@ def test_interpolate_gradcheck():
     (lambda t, F: F.interpolate(t, size=(2, 2)), ValueError),
     (lambda t, F: F.interpolate(t, size=4, recompute_scale_factor=True), ValueError),
     (lambda t, F: F.interpolate(t, size=4, mode="foo"), NotImplementedError),
-], ids=[f"bad{i}" for i in range(8)])
+    (lambda t, F: F.interpolate(t, size=4, mode="bicubic"), NotImplementedError),
+    (lambda t, F: F.interpolate(t, size=4, mode="linear", antialias=True), ValueError),
+    (lambda t, F: F.interpolate(t.unsqueeze(0), size=(4, 4), mode="nearest", antialias=True), ValueError),
+    (lambda t, F: F.interpolate(t.unsqueeze(0).int(), size=(4, 4), mode="bicubic"), NotImplementedError),
+], ids=[f"bad{i}" for i in range(12)])
 def test_interpolate_errors_as_torch(call, cls):
     t = torch.randn(1, 2, 3)
     with pytest.raises(cls):
