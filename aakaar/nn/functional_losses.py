@@ -66,7 +66,7 @@ def _check_tensor(x: object, fn: str, name: str = "input") -> None:
 
 def _check_float(x: Tensor, fn: str, name: str = "input") -> None:
     if not x.dtype.is_floating_point:
-        raise DTypeError(f"{fn}(): {name} must be float32 or float64, got {x.dtype.name} (shape {_shape(x)})")
+        raise DTypeError(f"{fn}(): {name} must be a floating-point tensor, got {x.dtype.name} (shape {_shape(x)})")
 
 
 def _legacy_reduction(size_average: bool | None, reduce: bool | None) -> str:

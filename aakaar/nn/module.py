@@ -337,6 +337,14 @@ class Module:
     def double(self) -> Module:
         return self.to(_C.dtype.float64)
 
+    def half(self) -> Module:
+        """Casts the floating-point parameters and buffers to float16 (computed in float32, stored in 16 bits)."""
+        return self.to(_C.dtype.float16)
+
+    def bfloat16(self) -> Module:
+        """Casts the floating-point parameters and buffers to bfloat16 (computed in float32, stored in 16 bits)."""
+        return self.to(_C.dtype.bfloat16)
+
     def cpu(self) -> Module:
         """Moves every parameter and buffer to the CPU."""
         return self.to("cpu")

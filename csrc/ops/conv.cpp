@@ -10,6 +10,7 @@
 #include "core/error.h"
 #include "ops/conv_grad.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 namespace {
@@ -128,6 +129,8 @@ TensorPtr conv2d(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, con
 
 TensorPtr conv2d_checked(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, const Shape& out_shape,
                          const Conv2dArgs& a) {
+  if (is_reduced_float(x->dtype))
+    return to_dtype(conv2d_checked(as_float32(x), as_float32(w), as_float32(b), out_shape, a), x->dtype);
   const Backend& be = backend_with(x, [](const Backend& be) { return be.conv2d && be.conv2d_backward; }, "conv2d");
   const TensorPtr xc = contiguous(x), wc = contiguous(w), bc = b ? contiguous(b) : nullptr;
   TensorPtr out = Tensor::empty(out_shape, x->dtype, x->device());
@@ -176,6 +179,7 @@ void check_conv_grad_args(const TensorPtr& g, const TensorPtr& t, const Shape& x
 TensorPtr conv2d_input_grad(const TensorPtr& g, const TensorPtr& w, const Shape& x_shape, const Conv2dArgs& a) {
   AK_CHECK(g && w, ValueError, "conv2d_input_grad: input and weight must be tensors");
   check_conv_grad_args(g, w, x_shape, w->shape, a, "conv2d_input_grad");
+  if (is_reduced_float(g->dtype)) return to_dtype(conv2d_input_grad(as_float32(g), as_float32(w), x_shape, a), g->dtype);
   const Backend& be = backend_with(g, [](const Backend& be) { return be.conv2d_backward != nullptr; }, "conv2d");
   const TensorPtr gc = contiguous(g), wc = contiguous(w);
   TensorPtr out = Tensor::empty(x_shape, g->dtype, g->device());
@@ -195,6 +199,7 @@ TensorPtr conv2d_input_grad(const TensorPtr& g, const TensorPtr& w, const Shape&
 TensorPtr conv2d_weight_grad(const TensorPtr& g, const TensorPtr& x, const Shape& w_shape, const Conv2dArgs& a) {
   AK_CHECK(g && x, ValueError, "conv2d_weight_grad: gradient and input must be tensors");
   check_conv_grad_args(g, x, x->shape, w_shape, a, "conv2d_weight_grad");
+  if (is_reduced_float(g->dtype)) return to_dtype(conv2d_weight_grad(as_float32(g), as_float32(x), w_shape, a), g->dtype);
   const Backend& be = backend_with(g, [](const Backend& be) { return be.conv2d_backward != nullptr; }, "conv2d");
   const TensorPtr gc = contiguous(g), xc = contiguous(x);
   TensorPtr out = Tensor::empty(w_shape, g->dtype, g->device());
@@ -212,6 +217,10 @@ TensorPtr conv2d_weight_grad(const TensorPtr& g, const TensorPtr& x, const Shape
 }
 
 std::pair<TensorPtr, TensorPtr> max_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode) {
+  if (x && is_reduced_float(x->dtype)) {  // float32 holds every 16-bit value: the same maxima, the same indices
+    auto [out, idx] = max_pool2d(as_float32(x), a, ceil_mode);
+    return {to_dtype(out, x->dtype), idx};
+  }
   int64_t Ho = 0, Wo = 0;
   const TensorPtr xp = pool_planes(x, a, ceil_mode, "max_pool2d", Ho, Wo);
   const Backend& be = backend_with(x, [](const Backend& be) { return be.max_pool2d != nullptr; }, "max_pool2d");
@@ -231,6 +240,7 @@ TensorPtr avg_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode) {
 }
 
 TensorPtr avg_pool2d_planes(const TensorPtr& xp, int64_t Ho, int64_t Wo, const Pool2dArgs& a) {
+  if (is_reduced_float(xp->dtype)) return to_dtype(avg_pool2d_planes(as_float32(xp), Ho, Wo, a), xp->dtype);
   const Backend& be = backend_with(
       xp, [](const Backend& be) { return be.avg_pool2d && be.avg_pool2d_backward; }, "avg_pool2d");
   const TensorPtr xc = contiguous(xp);

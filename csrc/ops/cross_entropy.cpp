@@ -24,6 +24,7 @@
 #include "autograd/function.h"
 #include "core/error.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 namespace {
@@ -32,7 +33,7 @@ void check_cross_entropy_args(const TensorPtr& x, const TensorPtr& t, const Tens
   AK_CHECK(x && t, ValueError, "cross_entropy(): input and target must be tensors");
   AK_CHECK(x->ndim() == 2, ValueError, "cross_entropy(): input must be (N, C) logits, got shape ",
            shape_str(x->shape));
-  AK_CHECK(is_floating(x->dtype), TypeError, "cross_entropy(): input must be float32 or float64 logits, got ",
+  AK_CHECK(is_floating(x->dtype), TypeError, "cross_entropy(): input must be floating-point logits, got ",
            dtype_name(x->dtype));
   if (is_floating(t->dtype)) {
     AK_CHECK(t->shape == x->shape, ValueError, "cross_entropy(): probability target shape ", shape_str(t->shape),
@@ -122,6 +123,9 @@ TensorPtr cross_entropy_composite(const TensorPtr& x, const TensorPtr& t, Reduct
 TensorPtr cross_entropy(const TensorPtr& x, const TensorPtr& t, Reduction r, const TensorPtr& weight,
                         int64_t ignore_index, double label_smoothing) {
   check_cross_entropy_args(x, t, weight, label_smoothing);
+  if (is_reduced_float(x->dtype))
+    return to_dtype(cross_entropy(as_float32(x), as_float32(t), r, as_float32(weight), ignore_index, label_smoothing),
+                    x->dtype);
   const int64_t N = x->shape[0], C = x->shape[1];
   const bool probs = is_floating(t->dtype);
   if (!probs) check_targets(t, C, ignore_index);

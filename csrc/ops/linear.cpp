@@ -9,6 +9,7 @@
 #include "autograd/function.h"
 #include "core/error.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 namespace {
@@ -23,7 +24,7 @@ void check_linear_args(const TensorPtr& x, const TensorPtr& w, const TensorPtr& 
   check_same_device(x, w, "linear");
   AK_CHECK(x->dtype == w->dtype, TypeError, "linear: input and weight must have the same dtype, got ",
            dtype_name(x->dtype), " and ", dtype_name(w->dtype));
-  AK_CHECK(is_floating(x->dtype), TypeError, "linear supports float32 and float64, got ", dtype_name(x->dtype));
+  AK_CHECK(is_floating(x->dtype), TypeError, "linear supports float32 and float64 (and float16/bfloat16, computed in float32), got ", dtype_name(x->dtype));
   if (b) {
     check_same_device(x, b, "linear");
     AK_CHECK(b->ndim() == 1 && b->shape[0] == w->shape[0], ValueError, "linear: bias must have shape [",
@@ -45,6 +46,7 @@ TensorPtr linear_composite(const TensorPtr& x, const TensorPtr& w, const TensorP
 
 TensorPtr linear(const TensorPtr& x, const TensorPtr& w, const TensorPtr& b, LinearActivation act) {
   check_linear_args(x, w, b);
+  if (is_reduced_float(x->dtype)) return to_dtype(linear(as_float32(x), as_float32(w), as_float32(b), act), x->dtype);
   const Backend& be = backend(x->device());
   if (!be.linear) return linear_composite(x, w, b, act);
   const int64_t K = w->shape[1], N = w->shape[0];

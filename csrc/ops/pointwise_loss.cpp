@@ -11,6 +11,7 @@
 #include "autograd/function.h"
 #include "core/error.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 namespace {
@@ -41,13 +42,16 @@ TensorPtr pointwise_loss(PointwiseLoss kind, const TensorPtr& x, const TensorPtr
                          const TensorPtr& pos_weight, double param, Reduction r) {
   const char* fn = loss_name(kind);
   AK_CHECK(x && t, ValueError, fn, "(): input and target must be tensors");
-  AK_CHECK(is_floating(x->dtype), TypeError, fn, "(): input must be float32 or float64, got ", dtype_name(x->dtype));
+  AK_CHECK(is_floating(x->dtype), TypeError, fn, "(): input must be a floating-point tensor, got ", dtype_name(x->dtype));
   check_like_input(x, t, fn, "target");
   if (weight) check_like_input(x, weight, fn, "weight");
   if (pos_weight) {
     AK_CHECK(kind == PointwiseLoss::BCEWithLogits, ValueError, fn, "(): pos_weight is for BCEWithLogits only");
     check_like_input(x, pos_weight, fn, "pos_weight");
   }
+  if (is_reduced_float(x->dtype))
+    return to_dtype(pointwise_loss(kind, as_float32(x), as_float32(t), as_float32(weight), as_float32(pos_weight), param, r),
+                    x->dtype);
   if (kind == PointwiseLoss::Huber || kind == PointwiseLoss::SmoothL1)
     AK_CHECK(param > 0, ValueError, fn, "(): ", kind == PointwiseLoss::Huber ? "delta" : "beta",
              " must be positive here, got ", param);

@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 
@@ -15,6 +16,10 @@ const Backend& backend_with(Device device, bool has_entry, const char* op) {
 }
 
 std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim, bool largest) {
+  if (is_reduced_float(t->dtype)) {  // float32 holds every 16-bit value: the same order, the same indices
+    auto [values, indices] = topk(as_float32(t), k, dim, largest);
+    return {to_dtype(values, t->dtype), indices};
+  }
   dim = t->wrap_dim(dim);
   TensorPtr x = t->ndim() == 0 ? reshape(t, {1}) : t;
   const int64_t n = x->shape[dim];
@@ -63,6 +68,7 @@ TensorPtr scan_input(const TensorPtr& t, int64_t& dim, bool promote) {
 }  // namespace
 
 TensorPtr cumprod(const TensorPtr& t, int64_t dim) {
+  if (is_reduced_float(t->dtype)) return to_dtype(cumprod(as_float32(t), dim), t->dtype);  // each product rounded once
   TensorPtr x = scan_input(t, dim, true);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, "cumprod");
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
@@ -72,6 +78,10 @@ TensorPtr cumprod(const TensorPtr& t, int64_t dim) {
 }
 
 std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_max) {
+  if (is_reduced_float(t->dtype)) {
+    auto [values, indices] = cummax(as_float32(t), dim, is_max);
+    return {to_dtype(values, t->dtype), indices};
+  }
   const char* name = is_max ? "cummax" : "cummin";
   TensorPtr x = scan_input(t, dim, false);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, name);
@@ -87,6 +97,7 @@ TensorPtr logcumsumexp(const TensorPtr& t, int64_t dim) {
   // PyTorch's class for a dtype the op has no kernel for.
   AK_CHECK(is_floating(t->dtype), NotImplementedError, "\"logcumsumexp\" not implemented for '",
            dtype_name(t->dtype), "': it needs a floating point tensor");
+  if (is_reduced_float(t->dtype)) return to_dtype(logcumsumexp(as_float32(t), dim), t->dtype);
   TensorPtr x = scan_input(t, dim, false);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, "logcumsumexp");
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
