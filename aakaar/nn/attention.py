@@ -64,7 +64,10 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         key = key.repeat_interleave(hq // hk, -3)
         value = value.repeat_interleave(hq // value.shape[-3], -3)
     s = 1.0 / math.sqrt(query.shape[-1]) if scale is None else scale
-    scores = query.matmul(key.transpose(-2, -1)) * s
+    # The scale goes on the smaller operand: (..., L, E) rather than the (..., L, S) scores.
+    scores = (query * s if query.shape[-1] <= S else query).matmul(key.transpose(-2, -1))
+    if query.shape[-1] > S:
+        scores = scores * s
     if is_causal:
         r = _C.arange(0, L, 1, dtype=_C.dtype.int64).reshape([L, 1])
         c = _C.arange(0, S, 1, dtype=_C.dtype.int64).reshape([1, S])
@@ -72,7 +75,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     bias = _mask_to_bias(attn_mask, scores.dtype, "attn_mask")
     if bias is not None:
         scores = scores + bias
-    weights = _safe_softmax(scores)
+    # Only a mask can hide a whole row (the causal mask always keeps position 0), so only then
+    # does softmax need the guard that turns such rows into zeros instead of NaN.
+    weights = _safe_softmax(scores) if attn_mask is not None else scores.softmax(-1)
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, True, generator)
     return weights.matmul(value)
