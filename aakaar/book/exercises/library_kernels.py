@@ -1,6 +1,6 @@
-"""The library's own CUDA kernels, compiled for the CUDA emulator, for the speed checks of the
-``%%cuda`` exercises: a learner's kernel and the library's run on the same emulator in the same
-process, so their ratio compares kernels, not machines.
+"""The library's own CUDA kernels (and its caching allocator), compiled for the CUDA emulator, for the
+speed checks of the ``%%cuda`` exercises: a learner's code and the library's run on the same emulator
+in the same process, so their ratio compares code, not machines.
 
 Each source includes one of the ladder's ``.cu`` files (csrc/ladders/cuda: the kernels the
 chapters explain, whose top rungs are the backend's) and binds a host function over aakaar
@@ -37,12 +37,37 @@ void strided_copy(const aakaar::Tensor& x, const aakaar::Tensor& out) {
   aakaar::cuda::ewise_add<float>(int(out.ndim()), out.shape.data(), out.data<float>(), out.strides.data(),
                                  x.data<float>(), x.strides.data(), &zero, none.data());
 }''',
+    # The same kernel over any three views of one shape: out = a + b (b.expand(...) broadcasts it, stride 0).
+    "add": r'''
+#include "ladders/cuda/elementwise.cu"
+void add(const aakaar::Tensor& a, const aakaar::Tensor& b, const aakaar::Tensor& out) {
+  aakaar::cuda::ewise_add<float>(int(out.ndim()), out.shape.data(), out.data<float>(), out.strides.data(),
+                                 a.data<float>(), a.strides.data(), b.data<float>(), b.strides.data());
+}''',
+    # The caching allocator (csrc/cuda/allocator.cu) replaying an allocation trace: rows (slot, nbytes), nbytes -1
+    # freeing the slot's block; then its cache goes back to CUDA. Returns the cudaMalloc calls it made.
+    "allocator_replay": r'''
+#include <vector>
+#include "cuda/allocator.cu"
+int64_t allocator_replay(const aakaar::Tensor& trace, int64_t slots) {
+  const int64_t before = aakaar::cuda::memory_stats().num_device_mallocs;
+  const int64_t* events = trace.data<int64_t>();
+  std::vector<void*> slot(slots, nullptr);
+  for (int64_t k = 0; k < trace.shape[0]; ++k) {
+    const int64_t s = events[2 * k], nbytes = events[2 * k + 1];
+    if (nbytes >= 0) slot[s] = aakaar::cuda::raw_alloc(size_t(nbytes));
+    else aakaar::cuda::raw_free(slot[s]);
+  }
+  aakaar::cuda::empty_cache();
+  return aakaar::cuda::memory_stats().num_device_mallocs - before;
+}''',
 }
 
 
 @functools.lru_cache(maxsize=None)
 def library_cuda(name: str) -> ModuleType:
-    """The compiled module ``name`` ("gemm", "sum", "strided_copy"); its function has the same name."""
+    """The compiled module ``name`` ("gemm", "sum", "strided_copy", "add", "allocator_replay"); its function has
+    the same name."""
     from aakaar.jit import load_inline
     if name not in _SOURCES:
         raise ValueError(f"no library kernel {name!r}; there are {sorted(_SOURCES)}")

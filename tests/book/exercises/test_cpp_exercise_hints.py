@@ -15,6 +15,35 @@ REPO = pathlib.Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (aakaar.jit needs one)")
 
 WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of the hint it must get)
+    ("7.5", "no grid-stride loop", """\
+  const int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (i < rows * cols) out[i] = x[i] + b[i % cols];""", "i + blockDim.x * gridDim.x"),
+    ("10.4", "cache keyed by the request's size", """\
+  std::unordered_map<size_t, std::vector<void*>> free_lists;
+  std::vector<size_t> asked(slots);
+  for (int64_t k = 0; k < n; ++k) {
+    const int64_t s = events[2 * k], nbytes = events[2 * k + 1];
+    if (nbytes >= 0) {
+      std::vector<void*>& cached = free_lists[size_t(nbytes)];
+      void* p = cached.empty() ? device.malloc(aakaar::cuda::size_class(size_t(nbytes))) : cached.back();
+      if (!cached.empty()) cached.pop_back();
+      slot[s] = p;
+      asked[s] = size_t(nbytes);
+      out[k] = reinterpret_cast<int64_t>(p);
+    } else {
+      free_lists[asked[s]].push_back(slot[s]);
+      out[k] = 0;
+    }
+  }""", "key the cache by aakaar::cuda::size_class(nbytes)"),
+    ("13.4", "one pass in float", """\
+      float s = 0, sq = 0;
+      for (int64_t j = 0; j < D; ++j) {
+        s += row[j];
+        sq += row[j] * row[j];
+      }
+      const float mean = s / float(D);
+      const float rstd = 1.0f / std::sqrt(sq / float(D) - mean * mean + float(eps));
+      for (int64_t j = 0; j < D; ++j) o[j] = (row[j] - mean) * rstd * g[j] + b[j];""", "subtract the mean before"),
     ("5.6", "one float accumulator", """\
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += p[i];
