@@ -341,3 +341,15 @@ def test_capturable_on_cpu(name):
     torch_err, ak_err = _both(run)
     assert torch_err is ak_err
     assert ak_err is (TypeError if name in ("SGD", "Adagrad") else AssertionError)
+
+
+def test_a_step_counter_that_requires_grad_is_refused():
+    def run(lib):
+        p = _tensor(lib, np.ones(3), True).clone()
+        opt = lib.optim.Adam([p], differentiable=True)
+        p.grad = _tensor(lib, np.full(3, 0.5))
+        opt.step()
+        opt.state[p]["step"] = lib.full([], 1.0, dtype=lib.float32).requires_grad_()
+        opt.step()
+
+    assert _both(run) == [RuntimeError, RuntimeError]
