@@ -54,11 +54,21 @@ def _number_arg(x: Any, op: str, arg: str) -> float:
     return _number(x)
 
 
+def _dev(x: Any, like: Tensor) -> Any:
+    """x on like's device when x is a tensor elsewhere. The step counters (and NAdam's mu_product,
+    ASGD's eta and mu) are 0-d CPU tensors, as in PyTorch, whose ops let a 0-d CPU tensor meet a CUDA
+    tensor; aakaar's ops want one device, so the counter's arithmetic runs on the host (the same
+    bits as on the CPU) and only its result travels, where it meets the parameter's tensors."""
+    if isinstance(x, Tensor) and x.device != like.device:
+        return x.to(like.device)
+    return x
+
+
 def _rdiv(number: Any, t: Any) -> Any:
     """``number / t`` as PyTorch computes it when t is a tensor: ``t.reciprocal() * number``."""
     if isinstance(t, Tensor) and not isinstance(number, Tensor):
         return t.reciprocal() * number
-    return number / t
+    return number / _dev(t, number) if isinstance(number, Tensor) else number / t
 
 
 def _addcmul_(t: Tensor, a: Tensor, b: Any, value: Any = 1.0) -> Tensor:
@@ -122,11 +132,11 @@ def _adam(opt: Any, group: dict[str, Any]) -> None:
                 p.mul_(1 - lr * wd)
             else:
                 grad = _weight_decay(grad, p, wd)
-        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg.lerp_(grad, _dev(1 - beta1, p))
         if isinstance(beta2, Tensor) and beta2.requires_grad:
-            exp_avg_sq.lerp_(grad.square(), 1 - beta2)
+            exp_avg_sq.lerp_(grad.square(), _dev(1 - beta2, p))
         else:
-            _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - _number(beta2))
+            _addcmul_(exp_avg_sq.mul_(_dev(beta2, p)), grad, grad, value=1 - _number(beta2))
         # The step counter is a float32 tensor, so the bias corrections are float32, as in torch.
         step = step_t.clone() if isinstance(beta1, Tensor) and beta1.requires_grad else step_t
         bias_correction1 = 1 - beta1 ** step
@@ -140,7 +150,8 @@ def _adam(opt: Any, group: dict[str, Any]) -> None:
             second = max_exp_avg_sq
         else:
             second = exp_avg_sq
-        denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(_rdiv(eps, step_size_neg))
+        scale = _dev(_dev(bias_correction2_sqrt, step_size_neg) * step_size_neg, p)
+        denom = (second.sqrt() / scale).add_(_dev(_rdiv(eps, step_size_neg), p))
         p.add_(exp_avg.clone() / denom)
 
 
@@ -229,8 +240,8 @@ def _nadam(opt: Any, group: dict[str, Any]) -> None:
         _addcmul_(exp_avg_sq.mul_(beta2), grad, grad, value=1 - beta2)
         denom = exp_avg_sq.div(bias_correction2).sqrt().add(eps)
         mu_product_next = mu_product * mu_next
-        grad = grad * _rdiv(-lr * (1.0 - mu), 1.0 - mu_product)
-        exp_avg = exp_avg * _rdiv(-lr * mu_next, 1.0 - mu_product_next)
+        grad = grad * _dev(_rdiv(-lr * (1.0 - mu), 1.0 - mu_product), p)
+        exp_avg = exp_avg * _dev(_rdiv(-lr * mu_next, 1.0 - mu_product_next), p)
         p.add_(grad / denom)
         p.add_(exp_avg / denom)
 
@@ -318,12 +329,12 @@ def _asgd(opt: Any, group: dict[str, Any]) -> None:
         p.mul_(1 - lambd * eta_value)
         p.add_(grad, alpha=-eta_value)
         if mu.item() != 1:
-            ax.add_(p.sub(ax).mul_(mu))
+            ax.add_(p.sub(ax).mul_(_dev(mu, p)))
         else:
             ax.copy_(p)
         step = step_t.item()
         new_eta = lr / ((1 + lambd * lr * step) ** alpha)
-        eta.copy_(new_eta) if isinstance(new_eta, Tensor) else eta.fill_(new_eta)
+        eta.copy_(_dev(new_eta, eta)) if isinstance(new_eta, Tensor) else eta.fill_(new_eta)
         mu.fill_(1 / max(1, step - t0))
 
 
