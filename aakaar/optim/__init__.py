@@ -14,12 +14,31 @@ per up to 24 parameters, csrc/cuda/optimizer_ops.cu, with the CPU's bits). LBFGS
 on the flat parameter vector (LBFGS) and matrix products (Muon's Newton–Schulz
 iteration), each a native call.
 
-``foreach=`` and ``fused=``: accepted wherever PyTorch accepts them, for compatibility,
-and they change nothing. In PyTorch they choose between a Python loop over the
-parameters (the default on the CPU), one multi-tensor ("foreach") kernel per operation,
-and one fused kernel per step; here every step is already one native multi-tensor call
-(PyTorch's ``fused=True`` in spirit), doing PyTorch's single-tensor arithmetic in its
-order of operations. ``capturable=`` and ``differentiable=`` are accepted when False.
+The four flags PyTorch's optimizers take, and what they mean here:
+
+- ``foreach=`` and ``fused=``: accepted wherever PyTorch accepts them, for compatibility, and
+  they change nothing. In PyTorch they choose between a Python loop over the parameters (the
+  default on the CPU), one multi-tensor ("foreach") kernel per operation, and one fused kernel
+  per step; here every step is already one native multi-tensor call (PyTorch's ``fused=True``
+  in spirit), doing PyTorch's single-tensor arithmetic in its order of operations. The
+  refusals PyTorch makes with ``differentiable=True`` are kept (below).
+- ``differentiable=True`` (SGD, Adam, AdamW, Adagrad, RMSprop, Adamax, NAdam, RAdam, Adadelta,
+  Rprop, ASGD: those of torch.optim that take it): the step is recorded by autograd, so a loss
+  of the updated parameters can be differentiated with respect to earlier parameters and
+  gradients, the state, and hyper-parameters given as tensors (``lr``; Adam's ``betas`` and
+  ``weight_decay``). The fused native step cannot be recorded, so such a group runs a step
+  composed of aakaar's autograd ops, PyTorch's single-tensor code with grad mode on
+  (differentiable.py), a Python loop over the parameters: slower, and only when asked for.
+  The parameters are then non-leaf tensors (clones of leaves): a leaf that requires grad cannot
+  be updated in place while autograd records (RuntimeError, as in PyTorch). As PyTorch:
+  ``fused=True`` with it is a RuntimeError, ``foreach=True`` an AssertionError at the step
+  (SGD excepted), and Adagrad, RMSprop, Adamax, Adadelta and Rprop take ``lr`` as a number
+  (an ``lr`` tensor that requires grad is a TypeError).
+- ``capturable=True`` (where PyTorch takes it): the step must never wait on the host, so that
+  it can be captured in a CUDA graph; PyTorch allows it only for accelerator parameters and
+  refuses CPU parameters at the step with an AssertionError, and so does aakaar. aakaar's CUDA
+  step does not implement it yet (the step counters live on the host): a CUDA parameter with
+  capturable=True is a NotImplementedError at the step, never a silent host synchronisation.
 
 Non-finite gradients are applied as PyTorch applies them: a NaN or inf gradient makes
 the state and the parameter NaN or inf in the same places (Rprop's sign of NaN is 0,

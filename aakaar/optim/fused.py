@@ -10,7 +10,8 @@ threaded above a size threshold, in float32 or float64, contiguous or not.
 ``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
 nothing: every step here is already fused and multi-tensor (PyTorch's ``fused=True``
 in spirit, PyTorch's single-tensor arithmetic in its order of operations).
-``capturable=`` and ``differentiable=`` are accepted when False (the default). ``lr`` may be a
+``differentiable=True`` runs a step composed of autograd ops instead (differentiable.py);
+``capturable=True`` is refused for CPU parameters, as PyTorch refuses it (see __init__.py). ``lr`` may be a
 one-element tensor, as in PyTorch: each step reads its value, and a scheduler fills it in place.
 """
 
@@ -21,6 +22,7 @@ from typing import Any, Callable, Iterable
 from .. import _C
 from .._C import Tensor
 from ..creation import full_like, zeros_like
+from .differentiable import composed_step
 from .optimizer import Optimizer, check_tensor_lr
 
 __all__ = ["SGD", "Adam", "AdamW", "Adagrad", "RMSprop", "Adamax", "NAdam", "RAdam", "Adadelta"]
@@ -45,12 +47,27 @@ def _check_betas(betas: tuple[float, float]) -> None:
             raise ValueError(f"Invalid beta parameter at index {i}: {b}")
 
 
-def _check_unsupported(name: str, capturable: bool = False, differentiable: bool = False) -> None:
-    if capturable:
-        raise ValueError(f"{name}: capturable=True (CUDA graphs) is not supported by aakaar")
-    if differentiable:
-        raise ValueError(f"{name}: differentiable=True (a step recorded in the autograd graph) is not supported by "
-                         "aakaar")
+def _check_unsupported(name: str, capturable: bool = False, differentiable: bool = False,
+                       fused: bool | None = None) -> None:
+    """The construction-time refusals PyTorch makes: ``fused=True`` cannot be recorded by autograd.
+    (``capturable=True`` is checked at each step, where PyTorch checks it: see _check_capturable.)"""
+    if differentiable and fused:
+        raise RuntimeError("`fused` does not support `differentiable`")
+
+
+def _check_capturable(group: dict[str, Any], params: Iterable[Tensor]) -> None:
+    """``capturable=True`` asks that a step never wait on the host (CUDA graphs): PyTorch allows it
+    only on accelerators and refuses CPU parameters at the step with an AssertionError; so does aakaar."""
+    params = list(params)
+    if not group.get("capturable") or not params:
+        return
+    for i, p in enumerate(params):
+        if p.device.type != "cuda":
+            raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
+                                 f"['cuda'] (parameter {i} is on '{p.device.type}'; capturable=True is for "
+                                 "CUDA graphs, set capturable=False for CPU parameters)")
+    raise NotImplementedError("capturable=True: aakaar's CUDA optimizer step keeps its step counters on the host, "
+                              "so it would wait on the host each step; use capturable=False")
 
 
 def _step_counter() -> Tensor:
@@ -100,6 +117,10 @@ class _Fused(Optimizer):
         """One update of every parameter that has a gradient; returns the closure's loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            _check_capturable(group, [p for p in group["params"] if p.grad is not None])
+            if group.get("differentiable"):
+                composed_step(self, self.kind, group)
+                continue
             step = _new_step(self.kind, group, **self._options(group))
             self._fused_step(group, step, self._slots(group), self._init_state(group), counted=self.counted,
                              nadam=self.kind == K.NAdam, scalar_keys=self.scalar_keys)
@@ -113,7 +134,7 @@ class SGD(Optimizer):
                  weight_decay: float = 0, nesterov: bool = False, *, maximize: bool = False,
                  foreach: bool | None = None, differentiable: bool = False, fused: bool | None = None) -> None:
         _check_nonnegative(lr=lr, momentum=momentum, weight_decay=weight_decay)
-        _check_unsupported("SGD", differentiable=differentiable)
+        _check_unsupported("SGD", differentiable=differentiable, fused=fused)
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         defaults = dict(lr=lr, momentum=momentum, dampening=dampening, weight_decay=weight_decay, nesterov=nesterov,
@@ -124,6 +145,9 @@ class SGD(Optimizer):
         """One update of every parameter that has a gradient; returns the closure's loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
+            if group.get("differentiable"):
+                composed_step(self, K.SGD, group)
+                continue
             momentum = float(group["momentum"])
             fields = dict(momentum=momentum, dampening=float(group["dampening"]), nesterov=bool(group["nesterov"]))
             if momentum == 0:
@@ -158,7 +182,7 @@ class Adam(_Fused):
         _check_nonnegative(lr=lr, eps=eps)
         _check_betas(betas)
         _check_nonnegative(weight_decay=weight_decay)
-        _check_unsupported(type(self).__name__, capturable, differentiable)
+        _check_unsupported(type(self).__name__, capturable, differentiable, fused)
         defaults = dict(lr=lr, betas=tuple(betas), eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                         maximize=maximize, foreach=foreach, capturable=capturable, differentiable=differentiable,
                         fused=fused, decoupled_weight_decay=decoupled_weight_decay)
@@ -200,7 +224,7 @@ class Adagrad(_Fused):
                  maximize: bool = False, differentiable: bool = False, fused: bool | None = None) -> None:
         _check_nonnegative(lr=lr, lr_decay=lr_decay, weight_decay=weight_decay,
                            initial_accumulator_value=initial_accumulator_value, eps=eps)
-        _check_unsupported("Adagrad", differentiable=differentiable)
+        _check_unsupported("Adagrad", differentiable=differentiable, fused=fused)
         defaults = dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
                         initial_accumulator_value=initial_accumulator_value, foreach=foreach, maximize=maximize,
                         differentiable=differentiable, fused=fused)

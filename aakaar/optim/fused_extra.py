@@ -10,7 +10,8 @@ makes two passes per parameter, still all parameters of a group in one call.
 
 ``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
 nothing here: every step is already one native multi-tensor call.
-``capturable=`` and ``differentiable=`` are accepted when False (the default).
+``differentiable=True`` runs a step composed of autograd ops instead (differentiable.py);
+``capturable=True`` is refused for CPU parameters, as PyTorch refuses it (see __init__.py).
 """
 
 from __future__ import annotations

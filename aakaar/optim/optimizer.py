@@ -222,7 +222,8 @@ class Optimizer:
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
-            if not p.is_leaf:
+            if not p.is_leaf and not self.defaults.get("differentiable"):
+                # differentiable=True updates non-leaf tensors (clones of leaves) so that autograd records the step
                 raise ValueError("can't optimize a non-leaf Tensor")
             if not p.dtype.is_floating_point:
                 raise TypeError(f"optimizer can only optimize floating-point tensors (float32, float64), "
