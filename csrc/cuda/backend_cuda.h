@@ -64,6 +64,11 @@ void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const
 void avg_pool2d(const Tensor& out, const Tensor& x, const Pool2dArgs& a);
 void avg_pool2d_backward(const Tensor& grad_x, const Tensor& g, const Pool2dArgs& a);
 
+// sort_scan_ops.cu
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending, int64_t k);
+void scan(ScanOp op, const Tensor& out, const Tensor* indices, const Tensor& in, int64_t dim);
+void scatter_reduce(ScatterReduceOp op, const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+
 // backend_cuda.cu
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
 
