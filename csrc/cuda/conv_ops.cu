@@ -17,13 +17,16 @@
 //                                        where both divisions are exact and in range, else 0
 //
 // Every output element is one thread's own sum in a fixed order (no atomics): a given
-// launch always gives the same bits. The bias gradient is a block per channel, summed in
+// launch always gives the same bits. When the output has too few tiles to fill the device
+// (the weight gradient), K is cut into chunks summed by separate blocks into a scratch
+// buffer, and a second kernel adds the chunks in order. The bias gradient is a block per channel, summed in
 // double as the CPU does.
 #include <algorithm>
 #include <climits>
 #include <cstdint>
 
 #include "core/error.h"
+#include "cuda/allocator.h"
 #include "cuda/backend_cuda.h"
 #include "cuda/launch_config.cuh"
 #include "cuda/row_reduce.cuh"
@@ -60,20 +63,23 @@ constexpr int kBM = 64, kBN = 64, kBK = 16, kThreads = 256;
 
 // [[book:cuda_implicit_gemm]]
 template <typename T, typename Problem>
-__global__ void __launch_bounds__(kThreads) implicit_gemm_kernel(Problem pb) {
+__global__ void __launch_bounds__(kThreads) implicit_gemm_kernel(Problem pb, int64_t k_chunk, T* partial) {
   __shared__ T As[kBK][kBM];
   __shared__ T Bs[kBK][kBN];
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-  const int64_t grp = blockIdx.z, m0 = int64_t(blockIdx.y) * kBM, n0 = int64_t(blockIdx.x) * kBN;
+  // blockIdx.x: the column tile, and which chunk of K (split) this block sums
+  const int64_t tiles_n = (pb.N + kBN - 1) / kBN, split = blockIdx.x / tiles_n;
+  const int64_t grp = blockIdx.z, m0 = int64_t(blockIdx.y) * kBM, n0 = blockIdx.x % tiles_n * kBN;
+  const int64_t k_begin = split * k_chunk, k_end = min(pb.K, k_begin + k_chunk);
   const int b_n = tid % kBN, b_k = tid / kBN;  // B elements (b_k + 4 i, b_n) of each step
   const typename Problem::Col col = pb.col(grp, n0 + b_n);
   T acc[4][4] = {};
-  for (int64_t k0 = 0; k0 < pb.K; k0 += kBK) {
+  for (int64_t k0 = k_begin; k0 < k_end; k0 += kBK) {
     for (int i = 0; i < 4; ++i) {
       const int e = tid + i * kThreads, am = e / kBK, ak = e % kBK;  // A: 16 consecutive k per row
-      As[ak][am] = m0 + am < pb.M && k0 + ak < pb.K ? pb.a(grp, m0 + am, k0 + ak) : T(0);
+      As[ak][am] = m0 + am < pb.M && k0 + ak < k_end ? pb.a(grp, m0 + am, k0 + ak) : T(0);
       const int bk = b_k + 4 * i;
-      Bs[bk][b_n] = col.valid && k0 + bk < pb.K ? pb.b(col, k0 + bk) : T(0);
+      Bs[bk][b_n] = col.valid && k0 + bk < k_end ? pb.b(col, k0 + bk) : T(0);
     }
     __syncthreads();
     for (int kk = 0; kk < kBK; ++kk) {
@@ -87,7 +93,9 @@ __global__ void __launch_bounds__(kThreads) implicit_gemm_kernel(Problem pb) {
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) {
       const int64_t m = m0 + ty + 16 * i, n = n0 + tx + 16 * j;
-      if (m < pb.M && n < pb.N) pb.store(grp, m, n, acc[i][j]);
+      if (m >= pb.M || n >= pb.N) continue;
+      if (partial) partial[((split * gridDim.z + grp) * pb.M + m) * pb.N + n] = acc[i][j];
+      else pb.store(grp, m, n, acc[i][j]);
     }
 }
 // [[/book:cuda_implicit_gemm]]
@@ -213,14 +221,47 @@ struct InputGradProblem {
   }
 };
 
+// A split's partial sums, added in split order (the same bits on every run) and stored.
+template <typename T, typename Problem>
+__global__ void sum_splits_kernel(Problem pb, int64_t groups, int64_t splits, const T* partial) {
+  const int64_t total = groups * pb.M * pb.N;
+  for (int64_t e = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; e < total; e += int64_t(gridDim.x) * blockDim.x) {
+    T acc = 0;
+    for (int64_t sp = 0; sp < splits; ++sp) acc += partial[sp * total + e];
+    pb.store(e / (pb.M * pb.N), e / pb.N % pb.M, e % pb.N, acc);
+  }
+}
+
+// How many chunks K is cut into: one, unless the output tiles are too few to keep every
+// multiprocessor busy (the weight gradient: a small output, a sum over every image and
+// position); then enough to give each about two blocks, each chunk at least 128 deep.
+int64_t k_splits(int64_t tiles, int64_t K) {
+  const int64_t wanted = 2 * int64_t(multiprocessor_count());
+  if (tiles >= wanted) return 1;
+  return std::max<int64_t>(1, std::min<int64_t>({(wanted + tiles - 1) / tiles, K / 128, 64}));
+}
+
 template <typename T, typename Problem>
 void launch_gemm(const Problem& pb, int64_t groups) {
-  const int64_t gx = (pb.N + kBN - 1) / kBN, gy = (pb.M + kBM - 1) / kBM;
+  const int64_t tiles_n = (pb.N + kBN - 1) / kBN, gy = (pb.M + kBM - 1) / kBM;
+  if (tiles_n == 0 || gy == 0 || groups == 0) return;
+  const int64_t splits = k_splits(tiles_n * gy * groups, pb.K);
+  const int64_t k_chunk = ((pb.K + splits - 1) / splits + kBK - 1) / kBK * kBK;
+  const int64_t gx = tiles_n * splits;
   AK_CHECK(gx <= INT32_MAX && gy <= 65535 && groups <= 65535, RuntimeError, "conv2d: sizes too large for the CUDA "
            "kernel (", pb.M, " x ", pb.N, " outputs per group, ", groups, " groups)");
-  if (gx == 0 || gy == 0 || groups == 0) return;
   const dim3 grid(static_cast<unsigned>(gx), static_cast<unsigned>(gy), static_cast<unsigned>(groups));
-  AAKAAR_LAUNCH((implicit_gemm_kernel<T, Problem>), grid, kThreads, 0, pb);
+  if (splits == 1) {
+    AAKAAR_LAUNCH((implicit_gemm_kernel<T, Problem>), grid, kThreads, 0, pb, k_chunk, static_cast<T*>(nullptr));
+    AAKAAR_CHECK_LAUNCH();
+    return;
+  }
+  const int64_t total = groups * pb.M * pb.N;
+  ScratchBuffer partial(sizeof(T) * static_cast<size_t>(splits * total));
+  AAKAAR_LAUNCH((implicit_gemm_kernel<T, Problem>), grid, kThreads, 0, pb, k_chunk, partial.as<T>());
+  AAKAAR_CHECK_LAUNCH();
+  AAKAAR_LAUNCH((sum_splits_kernel<T, Problem>), grid_stride_blocks(total, 256, 8), 256, 0, pb, groups, splits,
+                partial.as<T>());
   AAKAAR_CHECK_LAUNCH();
 }
 

@@ -65,6 +65,7 @@ CONV2D = [
     ((3, 5, 4, 6), (7, 1, 1), 1, 0, 1, 1, True),          # pointwise
     ((1, 3, 10, 10), (2, 4, 4), 3, 2, 1, 1, True),        # padding larger than the stride's reach
     ((2, 16, 5, 5), (70, 3, 3), 1, 1, 1, 1, True),        # more than one 64-row tile; K > one 16-step
+    ((2, 1, 20, 20), (4, 3, 3), 1, 0, 1, 1, True),        # a long weight-gradient sum: split into chunks
 ]
 
 
