@@ -276,7 +276,8 @@ template <typename T>
 __global__ void bias_grad_kernel(const T* g, int64_t N, int64_t O, int64_t hw, T* gb) {
   for (int64_t o = blockIdx.x; o < O; o += gridDim.x) {
     double acc = 0;
-    for (int64_t i = threadIdx.x; i < N * hw; i += blockDim.x) acc += static_cast<double>(g[((i / hw) * O + o) * hw + i % hw]);
+    for (int64_t i = threadIdx.x; i < N * hw; i += blockDim.x)
+      acc += static_cast<double>(g[((i / hw) * O + o) * hw + i % hw]);
     acc = block_reduce(acc, SumD<double>{});
     if (threadIdx.x == 0) gb[o] = static_cast<T>(acc);
   }

@@ -73,7 +73,8 @@ CONV2D = [
 @pytest.mark.parametrize("case", range(len(CONV2D)))
 def test_conv2d_values_and_gradients(case, dtype, rng):
     xs, (O, kH, kW), stride, padding, dilation, groups, bias = CONV2D[case]
-    arrays = [_np(rng, xs, dtype), _np(rng, (O, xs[1] // groups, kH, kW), dtype), _np(rng, (O,), dtype) if bias else None]
+    w_shape = (O, xs[1] // groups, kH, kW)
+    arrays = [_np(rng, xs, dtype), _np(rng, w_shape, dtype), _np(rng, (O,), dtype) if bias else None]
     _compare(lambda x, w, b: F.conv2d(x, w, b, stride, padding, dilation, groups), arrays, dtype)
 
 
