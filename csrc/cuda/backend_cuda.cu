@@ -24,7 +24,8 @@ void bmm(const Tensor& out, const Tensor& a, const Tensor& b) {
 
 namespace {
 
-// The fused kernels this device has: the losses and the optimizer step. The others
+// The fused kernels this device has: the losses, the optimizer step, convolution, pooling,
+// sorting, the scans and scatter_reduce. The others
 // (linear, add/lerp with a scale, ...) stay null, and their ops compose the primitives.
 Backend make_table() {
   Backend b{allocate_storage, copy,    fill,   binary,  unary,          where,        reduce,
@@ -37,6 +38,14 @@ Backend make_table() {
   b.pointwise_loss_backward = pointwise_loss_backward;
   b.ctc_loss = ctc_loss;
   b.ctc_loss_backward = ctc_loss_backward;
+  b.conv2d = conv2d;
+  b.conv2d_backward = conv2d_backward;
+  b.max_pool2d = max_pool2d;
+  b.avg_pool2d = avg_pool2d;
+  b.avg_pool2d_backward = avg_pool2d_backward;
+  b.sort = sort;
+  b.scan = scan;
+  b.scatter_reduce = scatter_reduce;
   return b;
 }
 const Backend kCudaBackend = make_table();

@@ -54,6 +54,21 @@ void ctc_loss(const Tensor& nll, const Tensor& log_alpha, const Tensor& log_prob
 void ctc_loss_backward(const Tensor& grad, const Tensor& g, const Tensor& log_probs, const Tensor& targets,
                        const Tensor& nll, const Tensor& log_alpha, const CtcLossArgs& a);
 
+// conv_ops.cu: implicit-GEMM convolution (conv1d, conv3d and the transposed ones reach it too).
+void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a);
+void conv2d_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
+                     const Tensor& x, const Tensor& w, const Conv2dArgs& a);
+
+// pool_ops.cu
+void max_pool2d(const Tensor& out, const Tensor& indices, const Tensor& x, const Pool2dArgs& a);
+void avg_pool2d(const Tensor& out, const Tensor& x, const Pool2dArgs& a);
+void avg_pool2d_backward(const Tensor& grad_x, const Tensor& g, const Pool2dArgs& a);
+
+// sort_scan_ops.cu
+void sort(const Tensor& values, const Tensor& indices, const Tensor& in, int64_t dim, bool descending, int64_t k);
+void scan(ScanOp op, const Tensor& out, const Tensor* indices, const Tensor& in, int64_t dim);
+void scatter_reduce(ScatterReduceOp op, const Tensor& out, int64_t dim, const Tensor& index, const Tensor& src);
+
 // backend_cuda.cu
 void bmm(const Tensor& out, const Tensor& a, const Tensor& b);
 

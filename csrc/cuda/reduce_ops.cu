@@ -19,6 +19,7 @@
 #include "core/reduce_semantics.h"
 #include "cuda/map_kernel.cuh"
 #include "cuda/row_reduce.cuh"
+#include "cuda/rows_along.cuh"
 
 namespace aakaar::cuda {
 namespace {
@@ -353,18 +354,6 @@ __global__ void cumsum_thread_per_row(StridedIter<2> outer, int64_t rows, int64_
     T acc = 0;
     for (int64_t k = 0; k < n; ++k) out[o[0] + k * sy] = acc = py_arith::wrap_add(acc, in[o[1] + k * sx]);  // integers wrap, defined
   }
-}
-
-// The walk over every dim but `dim` (where t has size 1 in the keepdim view), for the
-// tensors `ts` of one shape; returns the number of rows.
-template <int N>
-int64_t rows_except(const Shape& shape, int64_t dim, const std::array<const Tensor*, N>& ts, StridedIter<N>* it) {
-  Shape s = shape;
-  s[dim] = 1;
-  std::array<const Shape*, N> strides;
-  for (int t = 0; t < N; ++t) strides[t] = &ts[t]->strides;
-  bool contiguous;
-  return make_iter<N>(s, strides, it, &contiguous);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@ namespace aakaar::ops {
 const Backend& backend_with(Device device, bool has_entry, const char* op) {
   if (!has_entry)
     throw NotImplementedError(str(op, ": not implemented on device '", device.str(),
-                                  "' yet (only on the cpu); move the tensor with .cpu() first"));
+                                  "' (its backend has no kernel for it); move the tensor with .cpu() first"));
   return backend(device);
 }
 

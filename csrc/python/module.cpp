@@ -163,6 +163,12 @@ PYBIND11_MODULE(_C, m) {
     has["optimizer_step"] = be.optimizer_step != nullptr;
     has["pointwise_loss"] = be.pointwise_loss != nullptr && be.pointwise_loss_backward != nullptr;
     has["ctc_loss"] = be.ctc_loss != nullptr && be.ctc_loss_backward != nullptr;
+    has["conv2d"] = be.conv2d != nullptr && be.conv2d_backward != nullptr;
+    has["max_pool2d"] = be.max_pool2d != nullptr;
+    has["avg_pool2d"] = be.avg_pool2d != nullptr && be.avg_pool2d_backward != nullptr;
+    has["sort"] = be.sort != nullptr;
+    has["scan"] = be.scan != nullptr;
+    has["scatter_reduce"] = be.scatter_reduce != nullptr;
     return has;
   }, py::arg("device"),
         "Which fused kernels the device's backend table has (the others are composed from primitives there).");

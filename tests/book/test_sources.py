@@ -47,6 +47,7 @@ MARKERS = {
     "csrc/cpu/fused/optimizer_layerwise.h": ["lamb_step"],
     "csrc/cpu/fused/ctc_loss.cpp": ["ctc_alpha"],
     "csrc/cpu/fused/conv2d.cpp": ["im2col", "conv2d_forward", "conv2d_backward"],
+    "csrc/cuda/conv_ops.cu": ["cuda_implicit_gemm"],
 }
 
 

@@ -21,10 +21,12 @@ def test_compiles_with_nvcc(source, tmp_path):
     assert r.returncode == 0, f"{' '.join(cmd)}\n{r.stdout}\n{r.stderr}"
 
 
-# The backend's fused kernels (losses, CTC, the optimizer step), as CMakeLists.txt builds them
+# The backend's fused kernels (losses, CTC, the optimizer step, convolution, pooling,
+# sort and scans), as CMakeLists.txt builds them
 # for a GPU: the dispatch-table sources need --expt-relaxed-constexpr, the optimizer -fmad=false.
 BACKEND_SOURCES = {"csrc/cuda/optimizer_ops.cu": ["-fmad=false"], "csrc/cuda/loss_ops.cu": [],
-                   "csrc/cuda/ctc_ops.cu": []}
+                   "csrc/cuda/ctc_ops.cu": [], "csrc/cuda/conv_ops.cu": [], "csrc/cuda/pool_ops.cu": [],
+                   "csrc/cuda/sort_scan_ops.cu": []}
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found")

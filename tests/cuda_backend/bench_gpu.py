@@ -7,6 +7,9 @@ times, are what to read), medians of batches of calls queued back to back (see t
   * elementwise add / exp and the sum reduction in GB/s against cudaMemcpy
     device-to-device on the same bytes (the bandwidth ceiling);
   * the fused kernels (optimizer steps, cross-entropy, MSE, CTC) against torch's (bench_fused);
+  * conv2d (the implicit-GEMM kernel of csrc/cuda/conv_ops.cu) and max_pool2d, forward and
+    backward, at the EMNIST CNN's shapes and at (32, 64, 56, 56) with 64 3x3 filters, against
+    torch's (cuDNN, TF32 off) (bench_conv);
   * the EMNIST-shaped training step of aakaar.book.bench.train_step (784-256-128-47 MLP,
     cross-entropy, SGD with momentum; random batches) on the device, against torch's
     best SGD on the same device, after checking that both follow the same losses.
@@ -203,6 +206,57 @@ def bench_fused(reps: int, scale: int = 1) -> dict:
     return out
 
 
+def bench_conv(reps: int, scale: int = 1) -> dict:
+    """conv2d and max_pool2d forward + backward (float32) against torch's on the same device, at
+    the shapes of aakaar.book.bench.conv; `scale` divides the batch (to try the aakaar side on
+    the emulator)."""
+    import numpy as np
+
+    import aakaar.nn.functional as F
+
+    torch = _torch_cuda()
+    if torch is not None:
+        torch.backends.cudnn.allow_tf32 = False
+    rng = np.random.default_rng(0)
+    problems = {
+        "conv 64x1x28x28, 32 3x3": ((64, 1, 28, 28), (32, 1, 3, 3)),
+        "conv 64x32x14x14, 64 3x3": ((64, 32, 14, 14), (64, 32, 3, 3)),
+        "conv 32x64x56x56, 64 3x3": ((32, 64, 56, 56), (64, 64, 3, 3)),
+        "maxpool 64x32x28x28, 2x2": ((64, 32, 28, 28), None),
+    }
+    out = {}
+    for name, (xs, ws) in problems.items():
+        xs = (max(1, xs[0] // scale),) + xs[1:]
+        x_np = rng.standard_normal(xs).astype(np.float32)
+        w_np = rng.standard_normal(ws).astype(np.float32) * 0.1 if ws else None
+
+        def step(lib, x_np=x_np, w_np=w_np):
+            """One forward + backward call of `lib` ("aakaar" or "torch"); the gradient's grad is a
+            fixed tensor of ones made once, outside the timed call."""
+            mod, fn = (aakaar, F) if lib == "aakaar" else (torch, torch.nn.functional)
+            x = mod.tensor(x_np).to("cuda").requires_grad_()
+            w = mod.tensor(w_np).to("cuda").requires_grad_() if w_np is not None else None
+
+            def forward():
+                return fn.conv2d(x, w, padding=1) if w is not None else fn.max_pool2d(x, 2)
+
+            g = mod.ones_like(forward().detach())
+            return lambda: forward().backward(g)
+
+        cases = {"aakaar": step("aakaar")}
+        if torch is not None:
+            cases["torch"] = step("torch")
+        med = interleave(cases, reps)
+        res = {"seconds": med}
+        line = f"{name} (batch {xs[0]}) forward+backward: aakaar {med['aakaar'] * 1e6:.0f} us"
+        if "torch" in med:
+            res["ratio"] = med["aakaar"] / med["torch"]
+            line += f", torch (cuDNN) {med['torch'] * 1e6:.0f} us, ratio {res['ratio']:.2f}"
+        print(line, flush=True)
+        out[name] = res
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--gemm", type=int, default=4096)
@@ -218,6 +272,7 @@ def main() -> None:
     result["bandwidth"] = [bench_bandwidth(n, args.reps) for n in args.n]
     result["train_step"] = [bench_train_step(batch, args.reps) for batch in (64, 1024)]
     result["fused"] = bench_fused(args.reps)
+    result["conv"] = bench_conv(args.reps)
     print(json.dumps(result))
     if args.json:
         with open(args.json, "w") as f:

@@ -3,14 +3,14 @@
 // image) is independent, so planes are spread over the thread pool.
 //
 // The window of output (oh, ow) starts at (oh s0 - pad0, ow s1 - pad1); its
-// taps that fall outside the input are skipped, never read. Max pooling's
+// taps that fall outside the input are skipped, never read (core/pool_window.h,
+// shared with the device's kernels). Max pooling's
 // backward needs no kernel: its gradient is a scatter-add of g at the saved
 // indices (the op composes it; autograd/derivatives_conv.cpp).
 #include <algorithm>
-#include <cmath>
-#include <limits>
 
 #include "core/error.h"
+#include "core/pool_window.h"
 #include "cpu/backend_cpu.h"
 #include "cpu/parallel.h"
 
@@ -20,66 +20,24 @@ namespace {
 // Planes per chunk of the pool: about 64K window reads each.
 int64_t plane_grain(int64_t per_plane) { return std::max<int64_t>(1, (1 << 16) / std::max<int64_t>(per_plane, 1)); }
 
-// [[book:max_pool2d]]
 template <typename T>
 void max_pool2d_impl(const Tensor& out, const Tensor& indices, const Tensor& x, const Pool2dArgs& a) {
   const int64_t P = x.shape[0], H = x.shape[1], W = x.shape[2], Ho = out.shape[1], Wo = out.shape[2];
-  const int64_t kH = a.kernel[0], kW = a.kernel[1], dH = a.dilation[0], dW = a.dilation[1];
   const T* X = x.data<T>();
   T* Y = out.data<T>();
   int64_t* I = indices.data<int64_t>();
-  parallel_for(0, P, plane_grain(Ho * Wo * kH * kW), [&](int64_t p0, int64_t p1) {
-    for (int64_t p = p0; p < p1; ++p) {
-      const T* xp = X + p * H * W;
-      for (int64_t oh = 0; oh < Ho; ++oh) {
-        // The first tap inside the input, and the end of the window (PyTorch's loop bounds).
-        int64_t h0 = oh * a.stride[0] - a.padding[0];
-        const int64_t h1 = std::min(h0 + (kH - 1) * dH + 1, H);
-        while (h0 < 0) h0 += dH;
+  parallel_for(0, P, plane_grain(Ho * Wo * a.kernel[0] * a.kernel[1]), [&](int64_t p0, int64_t p1) {
+    for (int64_t p = p0; p < p1; ++p)
+      for (int64_t oh = 0; oh < Ho; ++oh)
         for (int64_t ow = 0; ow < Wo; ++ow) {
-          int64_t w0 = ow * a.stride[1] - a.padding[1];
-          const int64_t w1 = std::min(w0 + (kW - 1) * dW + 1, W);
-          while (w0 < 0) w0 += dW;
-          // The first tap's index even when every value is -inf; a NaN always wins, so the
-          // window's last NaN is the answer (PyTorch's rule: val > max || isnan(val)).
-          int64_t best = h0 * W + w0;
-          T maxval = -std::numeric_limits<T>::infinity();
-          for (int64_t ih = h0; ih < h1; ih += dH) {
-            for (int64_t iw = w0; iw < w1; iw += dW) {
-              const int64_t idx = ih * W + iw;
-              const T v = xp[idx];
-              if (v > maxval || std::isnan(v)) {
-                maxval = v;
-                best = idx;
-              }
-            }
-          }
-          Y[(p * Ho + oh) * Wo + ow] = maxval;
-          I[(p * Ho + oh) * Wo + ow] = best;
+          const int64_t o = (p * Ho + oh) * Wo + ow;
+          Y[o] = pool_window::max_of_window(X + p * H * W, oh, ow, H, W, a, I[o]);
         }
-      }
-    }
   });
 }
-// [[/book:max_pool2d]]
 
-// The window of output (oh, ow) of average pooling, clipped to the input, and its divisor.
-struct AvgWindow {
-  int64_t h0, h1, w0, w1;
-  double divisor;
-};
-
-AvgWindow avg_window(int64_t oh, int64_t ow, int64_t H, int64_t W, const Pool2dArgs& a) {
-  int64_t h0 = oh * a.stride[0] - a.padding[0], w0 = ow * a.stride[1] - a.padding[1];
-  int64_t h1 = std::min(h0 + a.kernel[0], H + a.padding[0]), w1 = std::min(w0 + a.kernel[1], W + a.padding[1]);
-  const int64_t padded_size = (h1 - h0) * (w1 - w0);  // the window within the padded input
-  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
-  h1 = std::min(h1, H), w1 = std::min(w1, W);
-  double divisor = a.divisor_override != 0 ? double(a.divisor_override)
-                   : a.count_include_pad   ? double(padded_size)
-                                           : double((h1 - h0) * (w1 - w0));
-  return {h0, h1, w0, w1, divisor};
-}
+using pool_window::avg_window;
+using pool_window::AvgWindow;
 
 template <typename T>
 void avg_pool2d_impl(const Tensor& out, const Tensor& x, const Pool2dArgs& a) {
