@@ -6,7 +6,7 @@ of the compiled core, so the C++ autograd engine differentiates it.
 """
 
 from . import functional, init  # noqa: F401
-from .containers import ModuleDict, ModuleList, Sequential  # noqa: F401
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .layers import (  # noqa: F401
     ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
     LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
@@ -26,6 +26,11 @@ from .loss import (  # noqa: F401
     HuberLoss, KLDivLoss, L1Loss, MarginRankingLoss, MSELoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
     MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
     TripletMarginWithDistanceLoss, CTCLoss,
+)
+from .layers_extra import *  # noqa: F401,F403
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
+from .transformer import (  # noqa: F401
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
 )
 from .module import Module  # noqa: F401
 from .parameter import Parameter  # noqa: F401

@@ -352,3 +352,16 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 __all__ += [n for n in _activation_names if n not in __all__] + ["relu_", "leaky_relu_", "elu_"]
+
+# Normalisations and distances (functional_norm.py) and the remaining everyday functions
+# (functional_misc.py): one_hot, pixel_shuffle, embedding_bag, lp pools, alpha dropout, ...
+from .functional_norm import *  # noqa: E402,F401,F403
+from .functional_norm import __all__ as _norm_names  # noqa: E402
+from .functional_misc import *  # noqa: E402,F401,F403
+from .functional_misc import __all__ as _misc_names  # noqa: E402
+from .functional_pool3d import *  # noqa: E402,F401,F403
+from .functional_pool3d import __all__ as _pool3d_names  # noqa: E402
+from .functional_grid import *  # noqa: E402,F401,F403
+from .functional_grid import __all__ as _grid_names  # noqa: E402
+
+__all__ += [n for n in _norm_names + _misc_names + _pool3d_names + _grid_names if n not in __all__]

@@ -1,0 +1,164 @@
+"""The nn modules added for issue 22 (layers_extra.py, ParameterList/Dict): each built in torch and
+in aakaar with the same arguments, torch's state_dict loaded into aakaar's, outputs and every
+parameter's gradient compared; printing, buffers and argument checks as torch's."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import aakaar as ak
+import aakaar.nn as nn
+
+from tests.nn.nn_helpers import assert_close, copy_weights, to_ak
+
+torch = pytest.importorskip("torch")
+tnn = torch.nn
+
+# (id, constructor args, kwargs, input shapes; a second shape means a two-input forward)
+CASES = [
+    ("Softplus", (), {"beta": 2.0, "threshold": 5.0}, [(3, 4)]),
+    ("GroupNorm", (2, 6), {}, [(3, 6, 5)]),
+    ("GroupNorm", (3, 6), {"affine": False, "eps": 1e-3}, [(2, 6, 2, 2)]),
+    ("GroupNorm", (3, 6), {"bias": False}, [(2, 6, 3)]),
+    ("InstanceNorm1d", (4,), {}, [(2, 4, 6)]),
+    ("InstanceNorm1d", (4,), {"affine": True}, [(4, 6)]),
+    ("InstanceNorm2d", (3,), {"affine": True, "track_running_stats": True}, [(2, 3, 4, 5)]),
+    ("InstanceNorm3d", (2,), {"affine": True}, [(2, 2, 3, 3, 3)]),
+    ("RMSNorm", ((4, 5),), {"eps": 1e-6}, [(3, 4, 5)]),
+    ("RMSNorm", (5,), {}, [(3, 5)]),
+    ("LocalResponseNorm", (3,), {"alpha": 0.1}, [(2, 5, 4)]),
+    ("Unflatten", (1, (2, 3)), {}, [(4, 6, 2)]),
+    ("Unfold", (2,), {"padding": 1, "stride": 2}, [(2, 3, 5, 5)]),
+    ("Fold", ((4, 5), 2), {}, [(2, 12, 12)]),
+    ("PixelShuffle", (2,), {}, [(2, 8, 3, 3)]),
+    ("PixelUnshuffle", (2,), {}, [(2, 2, 4, 6)]),
+    ("ChannelShuffle", (2,), {}, [(2, 6, 3, 3)]),
+    ("CosineSimilarity", (), {"dim": -1}, [(3, 5), (3, 5)]),
+    ("PairwiseDistance", (), {"p": 1.5}, [(3, 5), (3, 5)]),
+    ("Bilinear", (3, 4, 5), {}, [(6, 3), (6, 4)]),
+    ("Bilinear", (3, 4, 2), {"bias": False}, [(2, 6, 3), (2, 6, 4)]),
+    ("Softmax2d", (), {}, [(2, 3, 4, 4)]),
+    ("LPPool1d", (2, 3), {"stride": 2}, [(2, 3, 9)]),
+    ("LPPool2d", (1.5, (2, 3)), {}, [(2, 3, 6, 6)]),
+    ("AlphaDropout", (0.4,), {}, [(3, 4)]),
+    ("FeatureAlphaDropout", (0.4,), {}, [(3, 4, 2)]),
+    ("RReLU", (), {}, [(3, 4)]),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+def test_module_matches_torch(case, dtype):
+    name, args, kwargs, shapes = case
+    rtol, atol = (1e-5, 1e-5) if dtype == torch.float32 else (1e-10, 1e-12)
+    tm = getattr(tnn, name)(*args, **kwargs).to(dtype)
+    am = getattr(nn, name)(*args, **kwargs)
+    am.to(ak.float64 if dtype == torch.float64 else ak.float32)
+    assert sorted(am.state_dict()) == sorted(tm.state_dict())
+    copy_weights(am, tm)
+    if name in ("AlphaDropout", "FeatureAlphaDropout", "RReLU"):  # random in training: compare in eval
+        tm.eval()
+        am.eval()
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal(s) for s in shapes]
+    if name.startswith("LPPool"):
+        xs = [np.abs(x) + 0.1 for x in xs]
+    ts = [torch.tensor(x, dtype=dtype, requires_grad=True) for x in xs]
+    As = [to_ak(t).requires_grad_() for t in ts]
+    ref, out = tm(*ts), am(*As)
+    assert_close(out, ref, rtol, atol, "output")
+    g = rng.standard_normal(tuple(ref.shape))
+    ref.backward(torch.tensor(g, dtype=dtype))
+    out.backward(ak.tensor(g).to(out.dtype))
+    for k, (a, t) in enumerate(zip(As, ts)):
+        assert_close(a.grad, t.grad, rtol, atol, f"grad of input {k}")
+    tp = dict(tm.named_parameters())
+    for pname, p in am.named_parameters():
+        assert_close(p.grad, tp[pname].grad, rtol, atol, f"grad of {pname}")
+    for bname, b in tm.named_buffers():
+        assert_close(dict(am.named_buffers())[bname], b, rtol, atol, f"buffer {bname}")
+    assert repr(am) == repr(tm)
+
+
+def test_instance_norm_running_stats_in_eval():
+    tm = tnn.InstanceNorm1d(3, affine=True, track_running_stats=True).double()
+    am = nn.InstanceNorm1d(3, affine=True, track_running_stats=True, dtype=ak.float64)
+    x = np.random.default_rng(1).standard_normal((4, 3, 5)) * 3 + 1
+    for _ in range(2):
+        tm(torch.tensor(x))
+        am(ak.tensor(x))
+    tm.eval()
+    am.eval()
+    assert_close(am(ak.tensor(x)), tm(torch.tensor(x)), 1e-10, 1e-12)
+    # F.instance_norm updates the running stats but (as in torch) not the batch count
+    assert int(am.num_batches_tracked.item()) == int(tm.num_batches_tracked.item())
+
+
+def test_init_matches_torch_distribution_and_shapes():
+    b = nn.Bilinear(20, 30, 40)
+    assert tuple(b.weight.shape) == (40, 20, 30) and np.abs(b.weight.numpy()).max() <= 1 / np.sqrt(20)
+    assert np.abs(b.weight.numpy()).max() > 0.9 / np.sqrt(20)
+    assert np.all(nn.GroupNorm(2, 4).weight.numpy() == 1) and np.all(nn.RMSNorm(3).weight.numpy() == 1)
+    assert nn.InstanceNorm2d(3).weight is None and nn.InstanceNorm2d(3).running_mean is None
+
+
+def test_argument_errors():
+    with pytest.raises(ValueError, match="divisible"):
+        nn.GroupNorm(4, 6)
+    with pytest.raises(ValueError):
+        nn.InstanceNorm2d(3)(ak.randn(2, 3))
+    with pytest.raises(ValueError):
+        nn.InstanceNorm1d(3, affine=True)(ak.randn(2, 4, 5))
+    with pytest.raises(ValueError):
+        nn.Softmax2d()(ak.randn(2, 3))
+    with pytest.raises(TypeError):
+        nn.Unflatten(1, 6)
+
+
+def test_embedding_bag_module_loads_torch_weights():
+    tm = tnn.EmbeddingBag(10, 3, mode="sum", padding_idx=2).double()
+    am = nn.EmbeddingBag(10, 3, mode="sum", padding_idx=2, dtype=ak.float64)
+    assert np.all(am.weight.numpy()[2] == 0)
+    copy_weights(am, tm)
+    idx = np.array([[1, 2, 3], [4, 2, 9]])
+    ref, out = tm(torch.tensor(idx)), am(ak.tensor(idx))
+    assert_close(out, ref, 1e-12, 1e-12)
+    ref.sum().backward()
+    out.sum().backward()
+    assert_close(am.weight.grad, tm.weight.grad, 1e-12, 1e-12)
+    assert repr(am) == repr(tm)
+
+
+def test_parameter_list_and_dict_like_torch():
+    tl = tnn.ParameterList([tnn.Parameter(torch.randn(2, 3)), torch.randn(4)])
+    al = nn.ParameterList([nn.Parameter(ak.randn(2, 3)), ak.randn(4)])
+    assert sorted(al.state_dict()) == sorted(tl.state_dict()) == ["0", "1"]
+    assert all(isinstance(p, nn.Parameter) for p in al) and len(al) == 2
+    al.append(ak.randn(1))
+    al += [ak.randn(2)]
+    assert len(list(al.parameters())) == 4 and tuple(al[-1].shape) == (2,)
+    copy_weights(al[:2], tl)
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.ws = nn.ParameterList([nn.Parameter(ak.ones(2)) for _ in range(2)])
+            self.d = nn.ParameterDict({"b": nn.Parameter(ak.zeros(2)), "a": ak.ones(3)})
+
+    net = Net()
+    assert sorted(n for n, _ in net.named_parameters()) == ["d.a", "d.b", "ws.0", "ws.1"]
+    d = net.d
+    assert list(d.keys()) == ["a", "b"]  # a plain dict is sorted, as PyTorch does
+    assert "a" in d and len(d) == 2 and isinstance(d["a"], nn.Parameter)
+    d["c"] = ak.zeros(1)
+    assert list(d) == ["a", "b", "c"]
+    assert tuple(d.pop("a").shape) == (3,) and "a" not in d and len(list(net.parameters())) == 4
+    with pytest.raises(KeyError):
+        d["zz"]
+    with pytest.raises(IndexError):
+        net.ws[5]
+    td = tnn.ParameterDict({"x": tnn.Parameter(torch.ones(2))})
+    ad = nn.ParameterDict({"x": nn.Parameter(ak.zeros(2))})
+    copy_weights(ad, td)
+    assert np.all(ad["x"].numpy() == 1)
