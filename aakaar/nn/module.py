@@ -174,6 +174,15 @@ class Module:
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
 
+    def __deepcopy__(self, memo: dict) -> Module:
+        """``copy.deepcopy(model)``: an independent module with cloned parameters and buffers (what
+        ``nn.TransformerEncoder`` does to its layer, and what users do to keep a best model)."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            object.__setattr__(new, key, _deepcopy_value(value, memo))
+        return new
+
     # ---- walking the tree ------------------------------------------------------------------
 
     def named_modules(self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True) -> Iterator[tuple[str, Module]]:
@@ -435,3 +444,31 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return head + lines[0] + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _deepcopy_value(value: Any, memo: dict) -> Any:
+    """copy.deepcopy that also copies tensors: a Parameter stays a Parameter, a tensor's data is
+    cloned and keeps requires_grad; tensors shared within the module stay shared (the memo)."""
+    import copy
+
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, Tensor):
+        data = value.detach().clone()
+        if isinstance(value, Parameter):
+            out: Any = Parameter(data, value.requires_grad)
+        else:
+            out = data.requires_grad_(value.requires_grad) if value.is_leaf else data
+        memo[id(value)] = out
+        return out
+    if type(value) in (dict, OrderedDict):
+        out = type(value)()
+        memo[id(value)] = out
+        for k, v in value.items():
+            out[k] = _deepcopy_value(v, memo)
+        return out
+    if type(value) in (list, tuple):
+        items = [_deepcopy_value(v, memo) for v in value]
+        return items if type(value) is list else tuple(items)
+    return copy.deepcopy(value, memo)
+

@@ -233,7 +233,8 @@ class RNN(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, nonlinearity: str = "tanh",
                  bias: bool = True, batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: object = None, dtype: _C.dtype | None = None) -> None:
+                 device: object = None, dtype: _C.dtype | None = None, proj_size: int = 0) -> None:
+        # proj_size is accepted only to refuse it with PyTorch's ValueError (RNNBase checks it)
         if nonlinearity == "tanh":
             mode = "RNN_TANH"
         elif nonlinearity == "relu":
@@ -241,7 +242,7 @@ class RNN(RNNBase):
         else:
             raise ValueError(f"Unknown nonlinearity '{nonlinearity}'. Select from 'tanh' or 'relu'.")
         super().__init__(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         dtype=dtype)
+                         proj_size, dtype=dtype)
         self.nonlinearity = nonlinearity
 
     def extra_repr(self) -> str:
@@ -264,9 +265,9 @@ class GRU(RNNBase):
 
     def __init__(self, input_size: int, hidden_size: int, num_layers: int = 1, bias: bool = True,
                  batch_first: bool = False, dropout: float = 0.0, bidirectional: bool = False,
-                 device: object = None, dtype: _C.dtype | None = None) -> None:
+                 device: object = None, dtype: _C.dtype | None = None, proj_size: int = 0) -> None:
         super().__init__("GRU", input_size, hidden_size, num_layers, bias, batch_first, dropout, bidirectional,
-                         dtype=dtype)
+                         proj_size, dtype=dtype)
 
 
 class RNNCellBase(Module):

@@ -162,3 +162,97 @@ def test_parameter_list_and_dict_like_torch():
     ad = nn.ParameterDict({"x": nn.Parameter(ak.zeros(2))})
     copy_weights(ad, td)
     assert np.all(ad["x"].numpy() == 1)
+
+
+def test_deepcopy_of_a_module_is_independent():
+    import copy
+
+    m = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4), nn.LSTM(4, 2))
+    m[0].weight.grad = ak.ones(4, 3)
+    c = copy.deepcopy(m)
+    assert list(c.state_dict()) == list(m.state_dict())
+    for (n, a), (_, b) in zip(m.state_dict().items(), c.state_dict().items()):
+        assert np.array_equal(a.numpy(), b.numpy()), n
+    assert isinstance(c[0].weight, nn.Parameter) and c[0].weight.requires_grad
+    with ak.no_grad():
+        c[0].weight.fill_(7.0)
+        c[1].running_mean.fill_(3.0)
+    assert not np.any(m[0].weight.numpy() == 7.0) and not np.any(m[1].running_mean.numpy() == 3.0)
+
+
+POOL3D = [
+    ("max_pool3d", [(2, 2, 5, 6, 7)], lambda x: ak.nn.functional.max_pool3d(x, 2),
+     lambda x: torch.nn.functional.max_pool3d(x, 2)),
+    ("max_pool3d_args", [(1, 2, 7, 6, 5)],
+     lambda x: ak.nn.functional.max_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 1, 0), (1, 2, 1), ceil_mode=True,
+                                           return_indices=True),
+     lambda x: torch.nn.functional.max_pool3d(x, (3, 2, 2), (2, 1, 2), (1, 1, 0), (1, 2, 1), ceil_mode=True,
+                                              return_indices=True)),
+    ("max_pool3d_unbatched", [(2, 4, 4, 4)], lambda x: ak.nn.functional.max_pool3d(x, 3, 1, 1, return_indices=True),
+     lambda x: torch.nn.functional.max_pool3d(x, 3, 1, 1, return_indices=True)),
+    ("avg_pool3d", [(2, 2, 5, 6, 7)], lambda x: ak.nn.functional.avg_pool3d(x, 2),
+     lambda x: torch.nn.functional.avg_pool3d(x, 2)),
+    ("avg_pool3d_pad_ceil", [(1, 2, 5, 6, 7)],
+     lambda x: ak.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False),
+     lambda x: torch.nn.functional.avg_pool3d(x, 3, 2, 1, ceil_mode=True, count_include_pad=False)),
+    ("avg_pool3d_divisor", [(1, 2, 4, 4, 4)], lambda x: ak.nn.functional.avg_pool3d(x, 2, 1, 1, divisor_override=5),
+     lambda x: torch.nn.functional.avg_pool3d(x, 2, 1, 1, divisor_override=5)),
+    ("adaptive_avg_pool3d", [(2, 2, 5, 7, 6)], lambda x: ak.nn.functional.adaptive_avg_pool3d(x, (2, 3, None)),
+     lambda x: torch.nn.functional.adaptive_avg_pool3d(x, (2, 3, None))),
+    ("adaptive_max_pool3d", [(2, 5, 7, 6)],
+     lambda x: ak.nn.functional.adaptive_max_pool3d(x, (3, 4, 4), return_indices=True),
+     lambda x: torch.nn.functional.adaptive_max_pool3d(x, (3, 4, 4), return_indices=True)),
+]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("case", POOL3D, ids=[c[0] for c in POOL3D])
+def test_pool3d_matches_torch(case, dtype):
+    from tests.nn.nn_helpers import run_against_torch
+
+    _, shapes, ours, theirs = case
+    rtol, atol = (1e-5, 1e-6) if dtype == torch.float32 else (1e-12, 1e-13)
+    run_against_torch(ours, theirs, shapes, dtype, rtol, atol)
+
+
+@pytest.mark.parametrize("name,args", [("MaxPool3d", (2,)), ("AvgPool3d", (3, 2, 1)), ("AdaptiveAvgPool3d", ((2, 3, 2),)),
+                                       ("AdaptiveMaxPool3d", (2,))])
+def test_pool3d_modules(name, args):
+    x = torch.randn(2, 3, 6, 5, 6, dtype=torch.float64)
+    tm, am = getattr(tnn, name)(*args), getattr(nn, name)(*args)
+    assert_close(am(to_ak(x)), tm(x), 1e-12, 1e-13)
+    assert repr(am) == repr(tm)
+
+
+GRID = [("bilinear", "zeros", False), ("bilinear", "border", True), ("bilinear", "reflection", False),
+        ("bilinear", "reflection", True), ("nearest", "zeros", False), ("nearest", "border", True)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64], ids=["f32", "f64"])
+@pytest.mark.parametrize("mode,padding,align", GRID)
+def test_grid_sample_matches_torch(mode, padding, align, dtype):
+    rng = np.random.default_rng(5)
+    x = torch.tensor(rng.standard_normal((2, 3, 5, 6)), dtype=dtype, requires_grad=True)
+    # points inside and outside [-1, 1], away from pixel centres (the bilinear kinks)
+    g = torch.tensor(rng.uniform(-1.4, 1.4, (2, 4, 7, 2)), dtype=dtype, requires_grad=True)
+    ref = torch.nn.functional.grid_sample(x, g, mode, padding, align)
+    ax, ag = to_ak(x).requires_grad_(), to_ak(g).requires_grad_()
+    out = ak.nn.functional.grid_sample(ax, ag, mode, padding, align)
+    rtol, atol = (1e-5, 1e-5) if dtype == torch.float32 else (1e-10, 1e-12)
+    assert_close(out, ref, rtol, atol)
+    w = rng.standard_normal(tuple(ref.shape))
+    ref.backward(torch.tensor(w, dtype=dtype))
+    out.backward(ak.tensor(w).to(out.dtype))
+    assert_close(ax.grad, x.grad, rtol, atol, "grad input")
+    if mode == "bilinear":
+        assert_close(ag.grad, g.grad, rtol, atol, "grad grid")
+
+
+def test_spatial_transformer_roundtrip_identity():
+    theta = torch.tensor([[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]], dtype=torch.float64)
+    x = torch.randn(1, 2, 4, 5, dtype=torch.float64)
+    grid = ak.nn.functional.affine_grid(to_ak(theta), [1, 2, 4, 5], align_corners=False)
+    out = ak.nn.functional.grid_sample(to_ak(x), grid, align_corners=False)
+    assert_close(out, x, 1e-12, 1e-12)
+    with pytest.raises(ValueError):
+        ak.nn.functional.grid_sample(to_ak(x), grid, mode="cubic", align_corners=False)
