@@ -22,6 +22,8 @@ from . import init
 from .layers import _dtype
 from .module import Module
 from .parameter import Parameter
+from ..creation import tensor
+from .utils.rnn import PackedSequence, _padded_sorted
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
 
@@ -131,8 +133,19 @@ class RNNBase(Module):
         return (p["weight_ih" + suffix], p["weight_hh" + suffix], p.get("bias_ih" + suffix),
                 p.get("bias_hh" + suffix), p.get("weight_hr" + suffix))
 
-    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None) -> tuple[Tensor, Tensor, Tensor | None]:
-        """x (L, N, H_in), h0 (D * layers, N, H_out), c0 likewise for LSTM -> output, h_n, c_n."""
+    def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None,
+             lengths: list[int] | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
+        """x (L, N, H_in), h0 (D * layers, N, H_out), c0 likewise for LSTM -> output, h_n, c_n.
+
+        With ``lengths`` (a packed batch) a sequence's state is only updated at its own steps:
+        past its end the forward direction keeps its last state (its h_n), and the reverse
+        direction, which walks from the padded end, keeps h_0 until it reaches the sequence's
+        last step, so it starts there as PyTorch's packed RNN does."""
+        masks = None
+        if lengths is not None:
+            steps_t = _C.arange(0, x.shape[0], 1, dtype=_C.dtype.int64).reshape([-1, 1, 1])
+            lens_t = tensor(lengths, dtype=_C.dtype.int64).reshape([1, -1, 1])
+            masks = (steps_t < lens_t)._to_device(x.device)  # (L, N, 1)
         num_directions = 2 if self.bidirectional else 1
         seq_len = x.shape[0]
         h_n: list[Tensor] = []
@@ -150,9 +163,13 @@ class RNNBase(Module):
                 outs: list[Tensor] = [None] * seq_len  # type: ignore[list-item]
                 for t in steps:
                     if self.mode == "LSTM":
-                        h, c = _lstm_step(gi_all[t], h, c, w_hh, b_hh, w_hr)
+                        h_new, c_new = _lstm_step(gi_all[t], h, c, w_hh, b_hh, w_hr)
                     else:
-                        h = _rnn_step(self.mode, gi_all[t], h, w_hh, b_hh)
+                        h_new, c_new = _rnn_step(self.mode, gi_all[t], h, w_hh, b_hh), None
+                    if masks is not None:
+                        h_new = _C.where(masks[t], h_new, h)
+                        c_new = _C.where(masks[t], c_new, c) if c_new is not None else None
+                    h, c = h_new, c_new
                     outs[t] = h
                 outputs.append(_C.stack(outs, 0) if seq_len else gi_all.narrow(-1, 0, h.shape[-1]))
                 h_n.append(h)
@@ -188,9 +205,42 @@ class RNNBase(Module):
             raise RuntimeError(f"Expected hidden size {tuple(expected)}, got {list(hx.shape)}")
         return hx
 
-    def forward(self, input: Tensor, hx: Any = None) -> Any:
+    def forward(self, input: Tensor | PackedSequence, hx: Any = None) -> Any:
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         unbatched = self._check_input(input)
         x = input.unsqueeze(1) if unbatched else (input.transpose(0, 1) if self.batch_first else input)
+        out, h_n, c_n = self._forward_states(x, hx, unbatched)
+        if unbatched:
+            out, h_n = out.squeeze(1), h_n.squeeze(1)
+            c_n = c_n.squeeze(1) if c_n is not None else None
+        elif self.batch_first:
+            out = out.transpose(0, 1)
+        return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
+
+    def _forward_packed(self, packed: PackedSequence, hx: Any) -> Any:
+        """A PackedSequence in, one out: the sequences run in the packed (sorted) order, hx is
+        permuted into it and h_n back out of it, as PyTorch does."""
+        if packed.data.ndim != 2 or packed.data.shape[-1] != self.input_size:
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {packed.data.shape[-1]}")
+        x, lengths = _padded_sorted(packed)
+
+        def permute(t: Tensor | None, idx: Tensor | None) -> Tensor | None:
+            return t if t is None or idx is None else t.index_select(1, idx._to_device(t.device))
+
+        if hx is not None:
+            hx = tuple(permute(h, packed.sorted_indices) for h in hx) if isinstance(hx, (tuple, list)) else \
+                permute(hx, packed.sorted_indices)
+        out, h_n, c_n = self._forward_states(x, hx, False, lengths)
+        sizes = [int(v) for v in packed.batch_sizes.tolist()]
+        data = _C.cat([out[t].narrow(0, 0, b) for t, b in enumerate(sizes)], 0)
+        out_packed = PackedSequence(data, packed.batch_sizes, packed.sorted_indices, packed.unsorted_indices)
+        h_n, c_n = permute(h_n, packed.unsorted_indices), permute(c_n, packed.unsorted_indices)
+        return (out_packed, (h_n, c_n)) if self.mode == "LSTM" else (out_packed, h_n)
+
+    def _forward_states(self, x: Tensor, hx: Any, unbatched: bool,
+                        lengths: list[int] | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
         batch = x.shape[1]
         if self.mode == "LSTM":
             h_size = self.proj_size if self.proj_size > 0 else self.hidden_size
@@ -203,13 +253,7 @@ class RNNBase(Module):
                 raise RuntimeError(f"{type(self).__name__}: hx must be a Tensor, got a tuple")
             h0 = self._hidden(hx, batch, self.hidden_size, x, unbatched, "hx")
             c0 = None
-        out, h_n, c_n = self._run(x, h0, c0)
-        if unbatched:
-            out, h_n = out.squeeze(1), h_n.squeeze(1)
-            c_n = c_n.squeeze(1) if c_n is not None else None
-        elif self.batch_first:
-            out = out.transpose(0, 1)
-        return (out, (h_n, c_n)) if self.mode == "LSTM" else (out, h_n)
+        return self._run(x, h0, c0, lengths)
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
