@@ -16,10 +16,10 @@ from typing import Sequence, Union
 from .. import _C
 from .._C import Tensor
 from .functional_conv import _check_tensor, _ntuple, adaptive_avg_pool2d, avg_pool2d, max_pool2d
-from .functional_pool import _adaptive_size, adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d
+from .functional_pool import _adaptive_size, _max_unpool, adaptive_avg_pool1d, adaptive_max_pool1d, adaptive_max_pool2d
 
 __all__ = ["max_pool3d", "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d", "max_pool3d_with_indices",
-           "adaptive_max_pool3d_with_indices"]
+           "adaptive_max_pool3d_with_indices", "max_unpool3d", "lp_pool3d"]
 
 IntOrSeq = Union[int, Sequence[int]]
 
@@ -132,3 +132,20 @@ def max_pool3d_with_indices(input: Tensor, kernel_size: IntOrSeq, stride: IntOrS
 def adaptive_max_pool3d_with_indices(input: Tensor, output_size: IntOrSeq,
                                      return_indices: bool = True) -> tuple[Tensor, Tensor]:
     return adaptive_max_pool3d(input, output_size, True)  # type: ignore[return-value]
+
+
+def max_unpool3d(input: Tensor, indices: Tensor, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+                 padding: IntOrSeq = 0, output_size: Sequence[int] | None = None) -> Tensor:
+    """The partial inverse of ``max_pool3d``: each value back at its index in a D*H*W volume of zeros."""
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size, "max_unpool3d")
+
+
+def lp_pool3d(input: Tensor, norm_type: float, kernel_size: IntOrSeq, stride: IntOrSeq | None = None,
+              ceil_mode: bool = False) -> Tensor:
+    """The p-norm of each 3-d window (PyTorch's formula, see ``lp_pool2d``)."""
+    from .functional_misc import _lp_finish
+
+    k = _ntuple(kernel_size, 3, "kernel_size", "lp_pool3d")
+    out = avg_pool3d(input.pow(norm_type), k, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, k[0] * k[1] * k[2])
+

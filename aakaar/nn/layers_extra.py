@@ -19,7 +19,7 @@ from ..autograd import no_grad
 from . import functional as F
 from . import init
 from .layers import Dropout, _BatchNorm, _dtype, _positive
-from .layers_conv import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .layers_conv import AdaptiveAvgPool2d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d, _MaxUnpoolNd
 from .module import Module
 from .parameter import Parameter
 
@@ -27,7 +27,8 @@ __all__ = [
     "Softplus", "GroupNorm", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d", "RMSNorm", "LocalResponseNorm",
     "Unflatten", "Unfold", "Fold", "PixelShuffle", "PixelUnshuffle", "ChannelShuffle", "CosineSimilarity",
     "PairwiseDistance", "Bilinear", "EmbeddingBag", "AlphaDropout", "FeatureAlphaDropout", "RReLU", "Softmax2d",
-    "LPPool1d", "LPPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d",
+    "LPPool1d", "LPPool2d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+    "MaxUnpool3d",
 ]
 
 
@@ -406,6 +407,11 @@ class LPPool2d(_LPPool):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
 
 
+class LPPool3d(_LPPool):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
 class MaxPool3d(MaxPool2d):
     """The largest value of each window of (N, C, D, H, W) (``F.max_pool3d``)."""
 
@@ -430,3 +436,13 @@ class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
 class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
     def forward(self, input: Tensor) -> Tensor | tuple[Tensor, Tensor]:
         return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of MaxPool3d (``F.max_unpool3d``)."""
+
+    _n = 3
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+

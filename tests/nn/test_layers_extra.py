@@ -256,3 +256,40 @@ def test_spatial_transformer_roundtrip_identity():
     assert_close(out, x, 1e-12, 1e-12)
     with pytest.raises(ValueError):
         ak.nn.functional.grid_sample(to_ak(x), grid, mode="cubic", align_corners=False)
+
+
+def test_lp_pool3d_and_max_unpool3d_match_torch():
+    x = torch.rand(2, 2, 4, 6, 5, dtype=torch.float64) + 0.1
+    assert_close(nn.LPPool3d(2, (2, 3, 2))(to_ak(x)), tnn.LPPool3d(2, (2, 3, 2))(x), 1e-12, 1e-13)
+    v, i = torch.nn.functional.max_pool3d(x, 2, return_indices=True)
+    ref = tnn.MaxUnpool3d(2)(v, i, output_size=x.shape)
+    got = nn.MaxUnpool3d(2)(to_ak(v), to_ak(i), output_size=list(x.shape))
+    assert_close(got, ref, 0, 0)
+
+
+@pytest.mark.parametrize("lazy,eager,in_shape,args", [
+    ("LazyLinear", "Linear", (4, 7), (5,)),
+    ("LazyConv1d", "Conv1d", (2, 3, 9), (4, 3)),
+    ("LazyConv2d", "Conv2d", (3, 8, 8), (4, 3)),
+    ("LazyConvTranspose2d", "ConvTranspose2d", (2, 3, 5, 5), (4, 2)),
+    ("LazyBatchNorm1d", "BatchNorm1d", (6, 3), ()),
+    ("LazyBatchNorm2d", "BatchNorm2d", (2, 3, 4, 4), ()),
+    ("LazyInstanceNorm1d", "InstanceNorm1d", (2, 3, 5), ()),
+])
+def test_lazy_modules_become_their_layer(lazy, eager, in_shape, args):
+    ak.manual_seed(7)
+    m = getattr(nn, lazy)(*args)
+    assert isinstance(m.weight, nn.UninitializedParameter)
+    x = ak.randn(*in_shape)
+    y = m(x)
+    assert type(m) is getattr(nn, eager)
+    ref_in = in_shape[-1] if lazy == "LazyLinear" else (in_shape[0] if len(in_shape) == 3 and "Conv2d" in lazy
+                                                         else in_shape[1])
+    ak.manual_seed(7)
+    e = getattr(nn, eager)(ref_in, *args, **({"affine": True} if "Instance" in lazy else {}))
+    assert [tuple(p.shape) for p in m.parameters()] == [tuple(p.shape) for p in e.parameters()]
+    tm = getattr(tnn, lazy)(*args)
+    tm(torch.randn(*in_shape))
+    assert sorted(m.state_dict()) == sorted(tm.state_dict())
+    assert tuple(y.shape) == tuple(tm(torch.randn(*in_shape)).shape)
+    assert repr(m) == repr(tm)
