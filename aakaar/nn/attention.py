@@ -74,7 +74,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
         scores = scores + bias
     weights = _safe_softmax(scores)
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True, generator)
+        weights = dropout(weights, dropout_p, True, generator=generator)
     return weights.matmul(value)
 
 

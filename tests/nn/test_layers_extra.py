@@ -293,3 +293,33 @@ def test_lazy_modules_become_their_layer(lazy, eager, in_shape, args):
     assert sorted(m.state_dict()) == sorted(tm.state_dict())
     assert tuple(y.shape) == tuple(tm(torch.randn(*in_shape)).shape)
     assert repr(m) == repr(tm)
+
+
+def test_embedding_max_norm_and_from_pretrained_like_torch():
+    w = np.random.default_rng(3).standard_normal((6, 4)) * 2
+    tm = tnn.Embedding.from_pretrained(torch.tensor(w), freeze=False, max_norm=1.5)
+    am = nn.Embedding.from_pretrained(ak.tensor(w), freeze=False, max_norm=1.5)
+    idx = np.array([[0, 2, 2], [5, 1, 0]])
+    ref, out = tm(torch.tensor(idx)), am(ak.tensor(idx))
+    assert_close(out, ref, 1e-12, 1e-14)
+    assert_close(am.weight, tm.weight, 1e-12, 1e-14)  # the rows used were renormalised in place
+    ref.sum().backward()
+    out.sum().backward()
+    assert_close(am.weight.grad, tm.weight.grad, 1e-12, 1e-14)
+    assert repr(am) == repr(tm)
+    frozen = nn.Embedding.from_pretrained(ak.tensor(w))
+    assert not frozen.weight.requires_grad
+
+
+def test_functional_signatures_follow_torch():
+    import aakaar.nn.functional as F
+
+    x = ak.randn(3, 4)
+    assert_close(F.softmax(x, dim=1, dtype=ak.float64), torch.softmax(torch.tensor(x.numpy()), 1, dtype=torch.float64),
+                 1e-6, 1e-7)
+    with pytest.warns(UserWarning):
+        F.log_softmax(x)
+    y = ak.ones(1000)
+    F.dropout(y, 0.5, True, True)  # torch's fourth argument is inplace
+    vals = set(np.unique(y.numpy()).tolist())
+    assert vals <= {0.0, 2.0} and len(vals) == 2
