@@ -198,17 +198,17 @@ class LogSoftmax(Softmax):
 class Dropout(Module):
     """Zeroes elements with probability ``p`` in training mode; the identity in eval mode."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class LayerNorm(Module):

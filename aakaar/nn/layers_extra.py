@@ -350,15 +350,8 @@ class EmbeddingBag(Module):
 class AlphaDropout(Dropout):
     """Alpha dropout (for SELU networks) in training mode; the identity in eval mode."""
 
-    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
-        super().__init__(p)
-        self.inplace = inplace
-
     def forward(self, input: Tensor) -> Tensor:
         return F.alpha_dropout(input, self.p, self.training)
-
-    def extra_repr(self) -> str:
-        return f"p={self.p}, inplace={self.inplace}"
 
 
 class FeatureAlphaDropout(AlphaDropout):

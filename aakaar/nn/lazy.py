@@ -89,8 +89,9 @@ class _LazyInstanceNorm(_LazyModule):
     _LazyNormBase's defaults), unlike the eager InstanceNorm layers."""
 
     def __init__(self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
-                 track_running_stats: bool = True, device: object = None, dtype: Any = None) -> None:
-        super().__init__(eps, momentum, affine, track_running_stats, dtype=dtype)
+                 track_running_stats: bool = True, device: object = None, dtype: Any = None, *,
+                 bias: bool = True) -> None:
+        super().__init__(eps, momentum, affine, track_running_stats, dtype=dtype, bias=bias)
 
 
 LazyInstanceNorm1d = type("LazyInstanceNorm1d", (_LazyInstanceNorm,), {"cls_to_become": InstanceNorm1d, "_spatial": 1,
