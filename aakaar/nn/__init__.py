@@ -27,11 +27,12 @@ from .loss import (  # noqa: F401
     MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
     TripletMarginWithDistanceLoss, CTCLoss,
 )
+from .loss import NLLLoss as NLLLoss2d  # noqa: F401  (PyTorch's deprecated alias)
 from .layers_extra import *  # noqa: F401,F403
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
 from .transformer import (  # noqa: F401
     Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
 )
 from .module import Module  # noqa: F401
-from .parameter import Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .lazy import *  # noqa: F401,F403

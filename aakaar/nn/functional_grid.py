@@ -14,13 +14,9 @@ from typing import Sequence
 
 from .. import _C
 from .._C import Tensor
+from .functional_conv import _check_tensor as _check
 
 __all__ = ["affine_grid", "grid_sample"]
-
-
-def _check(x: object, fn: str, name: str = "input") -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
 
 
 def _align_warning(align_corners: bool | None) -> bool:

@@ -15,6 +15,7 @@ from typing import Sequence
 
 from .. import _C
 from .._C import Tensor
+from .functional_conv import _check_tensor as _check
 from ..creation import tensor
 
 __all__ = [
@@ -24,11 +25,6 @@ __all__ = [
     "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices", "upsample", "upsample_nearest",
     "upsample_bilinear",
 ]
-
-
-def _check(x: object, fn: str, name: str = "input") -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
 
 
 def _arange(n: int, like: Tensor) -> Tensor:

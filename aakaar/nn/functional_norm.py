@@ -14,6 +14,7 @@ from typing import Sequence
 
 from .. import _C
 from .._C import Tensor
+from .functional_conv import _check_tensor as _check
 from ..autograd import no_grad
 from ..creation import tensor
 
@@ -21,11 +22,6 @@ __all__ = [
     "normalize", "cosine_similarity", "pairwise_distance", "pdist", "group_norm", "instance_norm", "rms_norm",
     "local_response_norm",
 ]
-
-
-def _check(x: object, fn: str, name: str = "input") -> None:
-    if not isinstance(x, Tensor):
-        raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
 
 
 def _safe_root(s: Tensor, p: float) -> Tensor:

@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 from .. import _C
 from .._C import Tensor
 from ..autograd import no_grad
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -121,7 +121,12 @@ class Module:
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
-        if isinstance(value, Parameter):
+        if isinstance(value, Buffer):
+            if params is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name)
+            self.register_buffer(name, value.detach(), persistent=value.persistent)
+        elif isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name)

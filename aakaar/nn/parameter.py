@@ -11,7 +11,7 @@ from __future__ import annotations
 from .. import _C
 from .._C import Tensor
 
-__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer"]
+__all__ = ["Parameter", "UninitializedParameter", "UninitializedBuffer", "Buffer"]
 
 
 class Parameter(Tensor):
@@ -53,3 +53,17 @@ class UninitializedBuffer(Tensor):
 
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"
+
+
+class Buffer(Tensor):
+    """``self.stats = nn.Buffer(t)`` registers ``t`` as a buffer of the module (``persistent=False``
+    keeps it out of the state_dict), as ``register_buffer`` does; the module stores a plain tensor."""
+
+    def __init__(self, data: Tensor | None = None, *, persistent: bool = True) -> None:
+        if data is None:
+            data = _C.empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(f"Buffer(): data must be an aakaar.Tensor, got {type(data).__name__}")
+        super().__init__(data)
+        self.persistent = persistent
+

@@ -323,3 +323,22 @@ def test_functional_signatures_follow_torch():
     F.dropout(y, 0.5, True, True)  # torch's fourth argument is inplace
     vals = set(np.unique(y.numpy()).tolist())
     assert vals <= {0.0, 2.0} and len(vals) == 2
+
+
+def test_buffer_assignment_registers_like_torch():
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.kept = nn.Buffer(ak.ones(2))
+            self.scratch = nn.Buffer(ak.zeros(3), persistent=False)
+
+    class TNet(tnn.Module):
+        def __init__(self):
+            super().__init__()
+            self.kept = tnn.Buffer(torch.ones(2))
+            self.scratch = tnn.Buffer(torch.zeros(3), persistent=False)
+
+    m, t = Net(), TNet()
+    assert list(m.state_dict()) == list(t.state_dict()) == ["kept"]
+    assert [n for n, _ in m.named_buffers()] == [n for n, _ in t.named_buffers()]
+    assert not isinstance(m.kept, nn.Buffer) and list(m.parameters()) == []
