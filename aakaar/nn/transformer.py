@@ -149,12 +149,38 @@ class TransformerEncoder(Module):
         self.num_layers = num_layers
         self.norm = norm
         self.enable_nested_tensor, self.mask_check = enable_nested_tensor, mask_check
+        layer = encoder_layer
+        # PyTorch's conditions for its nested-tensor inference path (see _zero_padding)
+        self.use_nested_tensor = bool(
+            enable_nested_tensor and isinstance(layer, TransformerEncoderLayer) and not layer.norm_first
+            and layer.self_attn.batch_first and layer.self_attn._qkv_same_embed_dim
+            and layer.self_attn.in_proj_bias is not None and layer.activation_relu_or_gelu
+            and layer.norm1.eps == layer.norm2.eps and layer.self_attn.num_heads % 2 == 0)
+
+    def _zero_padding(self, src: Tensor, mask: Tensor | None, padding: Tensor | None) -> bool:
+        """Whether PyTorch would run this call as nested tensors: inference (eval, and no gradient
+        wanted) with a right-padded key-padding mask and no attention mask. Its output then has
+        zeros at the padded positions (before the final norm); the other positions are the same."""
+        from ..autograd import is_grad_enabled
+
+        if not self.use_nested_tensor or self.training or mask is not None or padding is None or src.ndim != 3:
+            return False
+        if is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in self.parameters())):
+            return False
+        if padding.dtype != _C.dtype.bool:
+            return False
+        pad = padding.to(_C.dtype.int64)
+        # right-aligned padding only: once a row is padded it stays padded
+        return not bool((pad.narrow(1, 1, pad.shape[1] - 1) < pad.narrow(1, 0, pad.shape[1] - 1)).any().item()) \
+            if pad.shape[1] > 1 else True
 
     def forward(self, src: Tensor, mask: Tensor | None = None, src_key_padding_mask: Tensor | None = None,
                 is_causal: bool | None = None) -> Tensor:
         out = src
         for mod in self.layers:
             out = mod(out, src_mask=mask, is_causal=bool(is_causal), src_key_padding_mask=src_key_padding_mask)
+        if self._zero_padding(src, mask, src_key_padding_mask):
+            out = out.masked_fill(src_key_padding_mask.unsqueeze(-1), 0.0)
         return self.norm(out) if self.norm is not None else out
 
 

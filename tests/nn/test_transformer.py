@@ -140,3 +140,30 @@ def test_dropout_active_in_training_only():
     assert np.array_equal(a.numpy(), b.numpy())
     layer.train()
     assert not np.allclose(layer(x).numpy(), a.numpy())
+
+
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_with_padding_matches_torch_fast_path(grad):
+    """In eval mode without gradients torch runs a right-padded batch as nested tensors: zeros at
+    the padded positions before the final norm. With gradients it computes them normally."""
+    torch.manual_seed(3)
+    tl = torch.nn.TransformerEncoderLayer(D_MODEL, NHEAD, FF, batch_first=True).double()
+    te = torch.nn.TransformerEncoder(tl, 2, norm=torch.nn.LayerNorm(D_MODEL).double())
+    ae = nn.TransformerEncoder(nn.TransformerEncoderLayer(D_MODEL, NHEAD, FF, batch_first=True, dtype=ak.float64), 2,
+                               norm=nn.LayerNorm(D_MODEL, dtype=ak.float64))
+    copy_weights(ae, te)
+    te.eval()
+    ae.eval()
+    x = np.random.default_rng(0).standard_normal((3, 5, D_MODEL))
+    pad = np.zeros((3, 5), dtype=bool)
+    pad[0, 3:] = True
+    pad[2, 1:] = True
+    if grad:
+        ref = te(torch.tensor(x), src_key_padding_mask=torch.tensor(pad))
+        out = ae(ak.tensor(x), src_key_padding_mask=ak.tensor(pad))
+    else:
+        with torch.no_grad():
+            ref = te(torch.tensor(x), src_key_padding_mask=torch.tensor(pad))
+        with ak.no_grad():
+            out = ae(ak.tensor(x), src_key_padding_mask=ak.tensor(pad))
+    assert_close(out, ref, 1e-9, 1e-10)
