@@ -371,7 +371,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-__all__ += ["scaled_dot_product_attention"]
+from .attention import multi_head_attention_forward  # noqa: E402,F401
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 # The other activations of torch.nn.functional (functional_activations.py).
 from .functional_activations import *  # noqa: E402,F401,F403

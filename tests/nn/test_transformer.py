@@ -167,3 +167,25 @@ def test_encoder_inference_with_padding_matches_torch_fast_path(grad):
         with ak.no_grad():
             out = ae(ak.tensor(x), src_key_padding_mask=ak.tensor(pad))
     assert_close(out, ref, 1e-9, 1e-10)
+
+
+def test_functional_multi_head_attention_forward_matches_torch():
+    torch.manual_seed(5)
+    tm = torch.nn.MultiheadAttention(8, 2, add_bias_kv=True).double()
+    rng = np.random.default_rng(6)
+    q, k = rng.standard_normal((4, 3, 8)), rng.standard_normal((6, 3, 8))
+    pad = np.zeros((3, 6), dtype=bool)
+    pad[1, -2:] = True
+
+    def call(F, mod, conv, pad_t):
+        return F.multi_head_attention_forward(conv(q), conv(k), conv(k), 8, 2, mod["in_proj_weight"],
+                                              mod["in_proj_bias"], mod["bias_k"], mod["bias_v"], False, 0.0,
+                                              mod["out_proj.weight"], mod["out_proj.bias"], training=False,
+                                              key_padding_mask=pad_t)
+
+    sd = dict(tm.state_dict())
+    ref_out, ref_w = call(torch.nn.functional, sd, torch.tensor, torch.tensor(pad))
+    ours = {n: to_ak(v) for n, v in sd.items()}
+    out, w = call(ak.nn.functional, ours, ak.tensor, ak.tensor(pad))
+    assert_close(out, ref_out, 1e-10, 1e-12)
+    assert_close(w, ref_w, 1e-10, 1e-12)
