@@ -5,8 +5,8 @@ Chapter 13 of the book builds this package; every layer composes tensor ops
 of the compiled core, so the C++ autograd engine differentiates it.
 """
 
-from . import functional, init  # noqa: F401
-from .containers import ModuleDict, ModuleList, Sequential  # noqa: F401
+from . import functional, init, utils  # noqa: F401
+from .containers import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential  # noqa: F401
 from .layers import (  # noqa: F401
     ELU, GELU, BatchNorm1d, Dropout, Embedding, Flatten, Identity, LayerNorm, LeakyReLU, Linear,
     LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh,
@@ -27,5 +27,12 @@ from .loss import (  # noqa: F401
     MultiMarginLoss, NLLLoss, PoissonNLLLoss, SmoothL1Loss, SoftMarginLoss, TripletMarginLoss,
     TripletMarginWithDistanceLoss, CTCLoss,
 )
+from .loss import NLLLoss as NLLLoss2d  # noqa: F401  (PyTorch's deprecated alias)
+from .layers_extra import *  # noqa: F401,F403
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase  # noqa: F401
+from .transformer import (  # noqa: F401
+    Transformer, TransformerDecoder, TransformerDecoderLayer, TransformerEncoder, TransformerEncoderLayer,
+)
 from .module import Module  # noqa: F401
-from .parameter import Parameter  # noqa: F401
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
+from .lazy import *  # noqa: F401,F403

@@ -15,7 +15,7 @@ from .layers import Linear, _dtype, _positive
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["scaled_dot_product_attention", "MultiheadAttention"]
+__all__ = ["scaled_dot_product_attention", "MultiheadAttention", "multi_head_attention_forward"]
 
 
 def _mask_to_bias(mask: Tensor | None, dtype: Any, what: str) -> Tensor | None:
@@ -79,7 +79,7 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     # does softmax need the guard that turns such rows into zeros instead of NaN.
     weights = _safe_softmax(scores) if attn_mask is not None else scores.softmax(-1)
     if dropout_p > 0.0:
-        weights = dropout(weights, dropout_p, True, generator)
+        weights = dropout(weights, dropout_p, True, generator=generator)
     return weights.matmul(value)
 
 
@@ -156,6 +156,37 @@ def _multi_head_attention_forward(mha: "MultiheadAttention", query: Tensor, key:
         if w is not None:
             w = w.squeeze(0)
     return out, w
+
+
+def multi_head_attention_forward(
+    query: Tensor, key: Tensor, value: Tensor, embed_dim_to_check: int, num_heads: int,
+    in_proj_weight: Tensor | None, in_proj_bias: Tensor | None, bias_k: Tensor | None, bias_v: Tensor | None,
+    add_zero_attn: bool, dropout_p: float, out_proj_weight: Tensor, out_proj_bias: Tensor | None,
+    training: bool = True, key_padding_mask: Tensor | None = None, need_weights: bool = True,
+    attn_mask: Tensor | None = None, use_separate_proj_weight: bool = False, q_proj_weight: Tensor | None = None,
+    k_proj_weight: Tensor | None = None, v_proj_weight: Tensor | None = None, static_k: Tensor | None = None,
+    static_v: Tensor | None = None, average_attn_weights: bool = True, is_causal: bool = False,
+) -> tuple[Tensor, Tensor | None]:
+    """``F.multi_head_attention_forward``: the forward of MultiheadAttention with its weights passed in
+    (sequence-first (L, N, E) inputs, or unbatched (L, E))."""
+    from types import SimpleNamespace
+
+    if static_k is not None or static_v is not None:
+        raise NotImplementedError("multi_head_attention_forward: static_k and static_v are not supported by aakaar")
+    if query.shape[-1] != embed_dim_to_check:
+        raise AssertionError(f"was expecting embedding dimension of {embed_dim_to_check}, but got {query.shape[-1]}")
+    head_dim = embed_dim_to_check // num_heads
+    if head_dim * num_heads != embed_dim_to_check:
+        raise AssertionError(f"embed_dim {embed_dim_to_check} not divisible by num_heads {num_heads}")
+    # the forward reads its weights from a module; a namespace with the same attribute names stands in
+    mha = SimpleNamespace(
+        embed_dim=embed_dim_to_check, num_heads=num_heads, head_dim=head_dim,
+        _qkv_same_embed_dim=not use_separate_proj_weight, in_proj_weight=in_proj_weight, in_proj_bias=in_proj_bias,
+        q_proj_weight=q_proj_weight, k_proj_weight=k_proj_weight, v_proj_weight=v_proj_weight, bias_k=bias_k,
+        bias_v=bias_v, add_zero_attn=add_zero_attn, dropout=dropout_p, training=training,
+        out_proj=SimpleNamespace(weight=out_proj_weight, bias=out_proj_bias))
+    return _multi_head_attention_forward(mha, query, key, value, key_padding_mask, need_weights, attn_mask,
+                                         average_attn_weights, is_causal)
 
 
 def _pad_last(mask: Tensor) -> Tensor:

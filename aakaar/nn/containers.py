@@ -14,11 +14,13 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Any, Iterable, Iterator, Mapping
 
+from .._C import Tensor
 from .module import Module
+from .parameter import Parameter
 from . import functional as F
 from .layers import Linear, ReLU
 
-__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"]
 
 
 def _index(i: int, n: int, kind: str) -> int:
@@ -174,3 +176,153 @@ class ModuleDict(Module):
         pairs = modules.items() if isinstance(modules, Mapping) else modules
         for key, module in pairs:
             self.add_module(key, module)
+
+
+def _as_parameter(value: Any) -> Any:
+    """PyTorch's rule for ParameterList/Dict entries: a plain tensor becomes a Parameter; other
+    objects are kept as ordinary attributes."""
+    if isinstance(value, Tensor) and not isinstance(value, Parameter):
+        return Parameter(value)
+    return value
+
+
+class ParameterList(Module):
+    """A list of registered parameters (state_dict keys "0", "1", ...); tensors are wrapped in Parameter."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self.extend(values)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            return ParameterList([self[i] for i in range(len(self))[idx]])
+        return getattr(self, str(_index(idx, len(self), "ParameterList")))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, str(_index(idx, len(self), "ParameterList")), _as_parameter(param))
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def append(self, value: Any) -> ParameterList:
+        self._size += 1
+        setattr(self, str(self._size - 1), _as_parameter(value))
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        if isinstance(values, Tensor) or not hasattr(values, "__iter__"):
+            raise TypeError(f"ParameterList.extend should be called with an iterable, but got {type(values).__name__}")
+        for v in values:
+            self.append(v)
+        return self
+
+    def extra_repr(self) -> str:
+        lines = []
+        for i, p in enumerate(self):
+            if isinstance(p, Tensor):
+                kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+                lines.append(f"  ({i}): {kind} containing: [{p.dtype} of size {'x'.join(map(str, p.shape))}]")
+            else:
+                lines.append(f"  ({i}): Object of type: {type(p).__name__}")
+        return "\n".join(lines)
+
+
+class ParameterDict(Module):
+    """A dict of registered parameters, in insertion order; tensors are wrapped in Parameter."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in self._keys:
+            raise KeyError(key)
+        return getattr(self, key)
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        if not isinstance(key, str):
+            raise TypeError(f"ParameterDict keys must be strings, got {type(key).__name__}")
+        self._keys[key] = None
+        setattr(self, key, _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, key)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(list(self._keys))
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for k in list(self._keys):
+            del self[k]
+
+    def pop(self, key: str) -> Any:
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self) -> tuple[str, Any]:
+        k = list(self._keys)[-1]
+        return k, self.pop(k)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> Iterable[str]:
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())  # PyTorch sorts a plain dict's keys
+        else:
+            pairs = []
+            for j, p in enumerate(parameters):
+                if not isinstance(p, (tuple, list)) or len(p) != 2:
+                    raise ValueError(f"ParameterDict update sequence element #{j} has length "
+                                     f"{len(p) if hasattr(p, '__len__') else '?'}; 2 is required")
+                pairs.append((p[0], p[1]))
+        for k, v in pairs:
+            self[k] = v
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        out = self.copy()
+        out.update(other)
+        return out

@@ -113,26 +113,40 @@ def tanh(input: Tensor) -> Tensor:
     return input.tanh()
 
 
-def softmax(input: Tensor, dim: int) -> Tensor:
+def _softmax_input(input: Tensor, dim: int | None, dtype: _C.dtype | None, name: str) -> tuple[Tensor, int]:
+    """PyTorch's optional arguments of softmax/log_softmax: ``dtype`` casts the input first, and a
+    missing ``dim`` is the legacy implicit choice (with its warning)."""
+    from .functional_activations import _softmax_dim
+
+    if dim is None:
+        dim = _softmax_dim(name, input.ndim)
+    return (input.to(dtype) if dtype is not None else input), dim
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _C.dtype | None = None) -> Tensor:
+    input, dim = _softmax_input(input, dim, dtype, "softmax")
     return input.softmax(dim)
 
 
-def log_softmax(input: Tensor, dim: int) -> Tensor:
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: _C.dtype | None = None) -> Tensor:
+    input, dim = _softmax_input(input, dim, dtype, "log_softmax")
     return input.log_softmax(dim)
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, generator: _C.Generator | None = None) -> Tensor:
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False, *,
+            generator: _C.Generator | None = None) -> Tensor:
     """Zeroes each element with probability ``p`` and scales the rest by 1/(1-p) (inverted dropout),
-    so evaluation needs no rescaling."""
+    so evaluation needs no rescaling. ``generator`` (keyword only: PyTorch's fourth argument is
+    ``inplace``) draws the mask from a given random stream."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     if not training or p == 0.0:
         return input
     if p == 1.0:
-        return input * 0.0
+        return _into(input, input * 0.0, inplace)
     keep = _C.full(tuple(input.shape), 1.0 - p, dtype=input.dtype)
     mask = _C.bernoulli(keep, generator=generator) if generator is not None else _C.bernoulli(keep)
-    return input * (mask * (1.0 / (1.0 - p)))
+    return _into(input, input * (mask * (1.0 / (1.0 - p))), inplace)
 
 
 def _feature_dropout(input: Tensor, p: float, training: bool, n: int, fn: str) -> Tensor:
@@ -273,14 +287,20 @@ def batch_norm(
     return out
 
 
-def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> Tensor:
+def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max_norm: float | None = None,
+              norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False) -> Tensor:
     """Rows of ``weight`` picked by the int64 indices in ``input``: output shape ``input.shape + (dim,)``.
 
     The backward is index_select's: a scatter-add of the output gradient into
     the used rows. Positions equal to ``padding_idx`` get the row's value but
-    send it no gradient.
+    send it no gradient. ``max_norm``: the rows used are first rescaled in place to a
+    ``norm_type`` norm of at most ``max_norm`` (PyTorch's embedding_renorm_).
     """
     _check_tensor(input, "embedding")
+    if scale_grad_by_freq or sparse:
+        raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported by aakaar")
+    if max_norm is not None:
+        _renorm_rows(weight, input, max_norm, norm_type)
     if input.dtype != _C.dtype.int64:
         raise TypeError(f"embedding(): indices must be int64, got {input.dtype}")
     num = weight.shape[0]
@@ -300,6 +320,26 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None) -> 
         keep = (flat != padding_idx).unsqueeze(1)
         rows = _C.where(keep, rows, rows.detach())
     return rows.reshape(tuple(input.shape) + (weight.shape[1],))
+
+
+def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: float) -> None:
+    """Rescales, in place and outside autograd, each row of weight named in input whose norm
+    exceeds max_norm to norm max_norm (scale max_norm / (norm + 1e-7), as PyTorch)."""
+    from .functional_norm import _vector_norm
+
+    if input.dtype != _C.dtype.int64:
+        return  # embedding() refuses it with its own message
+    rows = sorted({int(v) for v in input.reshape(-1).tolist()})
+    if not rows:
+        return
+    with no_grad():
+        for r in rows:
+            if not 0 <= r < weight.shape[0]:
+                return
+            row = weight[r]
+            norm = float(_vector_norm(row, norm_type, 0).item())
+            if norm > max_norm:
+                row.mul_(max_norm / (norm + 1e-7))
 
 
 # Every loss (cross_entropy, nll_loss, mse_loss, ..., ctc_loss: PyTorch's full set) lives in
@@ -331,7 +371,9 @@ def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor, attn
     return sdpa(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-__all__ += ["scaled_dot_product_attention"]
+from .attention import multi_head_attention_forward  # noqa: E402,F401
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
 
 # The other activations of torch.nn.functional (functional_activations.py).
 from .functional_activations import *  # noqa: E402,F401,F403
@@ -352,3 +394,16 @@ def elu_(input: Tensor, alpha: float = 1.0) -> Tensor:
 
 
 __all__ += [n for n in _activation_names if n not in __all__] + ["relu_", "leaky_relu_", "elu_"]
+
+# Normalisations and distances (functional_norm.py) and the remaining everyday functions
+# (functional_misc.py): one_hot, pixel_shuffle, embedding_bag, lp pools, alpha dropout, ...
+from .functional_norm import *  # noqa: E402,F401,F403
+from .functional_norm import __all__ as _norm_names  # noqa: E402
+from .functional_misc import *  # noqa: E402,F401,F403
+from .functional_misc import __all__ as _misc_names  # noqa: E402
+from .functional_pool3d import *  # noqa: E402,F401,F403
+from .functional_pool3d import __all__ as _pool3d_names  # noqa: E402
+from .functional_grid import *  # noqa: E402,F401,F403
+from .functional_grid import __all__ as _grid_names  # noqa: E402
+
+__all__ += [n for n in _norm_names + _misc_names + _pool3d_names + _grid_names if n not in __all__]

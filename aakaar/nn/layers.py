@@ -198,17 +198,17 @@ class LogSoftmax(Softmax):
 class Dropout(Module):
     """Zeroes elements with probability ``p`` in training mode; the identity in eval mode."""
 
-    def __init__(self, p: float = 0.5) -> None:
+    def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
         if not 0.0 <= p <= 1.0:
             raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-        self.p = p
+        self.p, self.inplace = p, inplace
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training)
+        return F.dropout(input, self.p, self.training, self.inplace)
 
     def extra_repr(self) -> str:
-        return f"p={self.p}"
+        return f"p={self.p}, inplace={self.inplace}"
 
 
 class LayerNorm(Module):
@@ -328,12 +328,17 @@ class BatchNorm1d(_BatchNorm):
 
 class Embedding(Module):
     """A lookup table of ``num_embeddings`` vectors of size ``embedding_dim``, initialised N(0, 1);
-    the ``padding_idx`` row starts at zero and receives no gradient."""
+    the ``padding_idx`` row starts at zero and receives no gradient. PyTorch's arguments:
+    ``max_norm`` renormalises the rows used, ``_weight`` supplies the table (``from_pretrained``)."""
 
     def __init__(
-        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, dtype: _C.dtype | None = None,
+        self, num_embeddings: int, embedding_dim: int, padding_idx: int | None = None, max_norm: float | None = None,
+        norm_type: float = 2.0, scale_grad_by_freq: bool = False, sparse: bool = False, _weight: Tensor | None = None,
+        _freeze: bool = False, device: object = None, dtype: _C.dtype | None = None,
     ) -> None:
         super().__init__()
+        if isinstance(max_norm, _C.dtype):  # the old aakaar signature had dtype fourth
+            max_norm, dtype = None, max_norm
         self.num_embeddings = _positive(num_embeddings, "num_embeddings", "Embedding")
         self.embedding_dim = _positive(embedding_dim, "embedding_dim", "Embedding")
         if padding_idx is not None:
@@ -341,8 +346,26 @@ class Embedding(Module):
                 raise ValueError(f"Embedding: padding_idx {padding_idx} must be within num_embeddings={num_embeddings}")
             padding_idx %= num_embeddings
         self.padding_idx = padding_idx
-        self.weight = Parameter(_C.empty(num_embeddings, embedding_dim, dtype=_dtype(dtype)))
-        self.reset_parameters()
+        self.max_norm, self.norm_type, self.scale_grad_by_freq, self.sparse = max_norm, norm_type, scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(_C.empty(num_embeddings, embedding_dim, dtype=_dtype(dtype)),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    @classmethod
+    def from_pretrained(cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None,
+                        max_norm: float | None = None, norm_type: float = 2.0, scale_grad_by_freq: bool = False,
+                        sparse: bool = False) -> "Embedding":
+        """An Embedding whose table is ``embeddings`` (2-d), frozen unless ``freeze=False``."""
+        if embeddings.ndim != 2:
+            raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
+        rows, cols = embeddings.shape
+        return cls(rows, cols, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse, _weight=embeddings,
+                   _freeze=freeze)
 
     def reset_parameters(self) -> None:
         init.normal_(self.weight)
@@ -351,8 +374,13 @@ class Embedding(Module):
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:
-        return F.embedding(input, self.weight, self.padding_idx)
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
 
     def extra_repr(self) -> str:
         s = f"{self.num_embeddings}, {self.embedding_dim}"
-        return s + (f", padding_idx={self.padding_idx}" if self.padding_idx is not None else "")
+        s += f", padding_idx={self.padding_idx}" if self.padding_idx is not None else ""
+        s += f", max_norm={self.max_norm}" if self.max_norm is not None else ""
+        s += f", norm_type={self.norm_type}" if self.norm_type != 2 else ""
+        s += ", scale_grad_by_freq=True" if self.scale_grad_by_freq else ""
+        return s + (", sparse=True" if self.sparse else "")

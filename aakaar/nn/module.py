@@ -20,7 +20,7 @@ from typing import Any, Callable, Iterator
 from .. import _C
 from .._C import Tensor
 from ..autograd import no_grad
-from .parameter import Parameter
+from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
@@ -121,7 +121,12 @@ class Module:
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
-        if isinstance(value, Parameter):
+        if isinstance(value, Buffer):
+            if params is None:
+                raise AttributeError("cannot assign buffer before Module.__init__() call")
+            self._forget(name)
+            self.register_buffer(name, value.detach(), persistent=value.persistent)
+        elif isinstance(value, Parameter):
             if params is None:
                 raise AttributeError("cannot assign parameters before Module.__init__() call")
             self._forget(name)
@@ -173,6 +178,15 @@ class Module:
 
     def __dir__(self) -> list[str]:
         return sorted(set(super().__dir__()) | set(self._parameters) | set(self._buffers) | set(self._modules))
+
+    def __deepcopy__(self, memo: dict) -> Module:
+        """``copy.deepcopy(model)``: an independent module with cloned parameters and buffers (what
+        ``nn.TransformerEncoder`` does to its layer, and what users do to keep a best model)."""
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for key, value in self.__dict__.items():
+            object.__setattr__(new, key, _deepcopy_value(value, memo))
+        return new
 
     # ---- walking the tree ------------------------------------------------------------------
 
@@ -435,3 +449,31 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return head + lines[0] + ")"
         return head + "\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _deepcopy_value(value: Any, memo: dict) -> Any:
+    """copy.deepcopy that also copies tensors: a Parameter stays a Parameter, a tensor's data is
+    cloned and keeps requires_grad; tensors shared within the module stay shared (the memo)."""
+    import copy
+
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, Tensor):
+        data = value.detach().clone()
+        if isinstance(value, Parameter):
+            out: Any = Parameter(data, value.requires_grad)
+        else:
+            out = data.requires_grad_(value.requires_grad) if value.is_leaf else data
+        memo[id(value)] = out
+        return out
+    if type(value) in (dict, OrderedDict):
+        out = type(value)()
+        memo[id(value)] = out
+        for k, v in value.items():
+            out[k] = _deepcopy_value(v, memo)
+        return out
+    if type(value) in (list, tuple):
+        items = [_deepcopy_value(v, memo) for v in value]
+        return items if type(value) is list else tuple(items)
+    return copy.deepcopy(value, memo)
+
