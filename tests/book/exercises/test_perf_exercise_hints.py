@@ -53,8 +53,8 @@ WRONG = [
      "index with the order's entries"),
     ("16.4", "drop_last ignored",
      "def epoch_batches(images, labels, order, batch_size, drop_last=False):\n"
-     "    return [(images[order[s:s + batch_size]], labels[order[s:s + batch_size]])\n"
-     "            for s in range(0, len(order), batch_size)]",
+     "    for s in range(0, len(order), batch_size):\n"
+     "        yield images[order[s:s + batch_size]], labels[order[s:s + batch_size]]",
      "the short last batch is left out"),
     ("17.4", "ReLU after the last layer", STEP.replace("LAST", '"relu"').replace("CLEAR", "True").replace("(M)", "(MOMENTUM)"),
      "then W3 and b3 with no ReLU"),
