@@ -316,7 +316,7 @@ def main(argv=None) -> dict:
         info["torch"] = torch.__version__
     make_tensor = tensor_matmul()
     print(f"{info['cpu']}: {info['cores']} cores, clock {info['clock_ghz_measured']:.2f} GHz "
-          f"(measured), one core's AVX2 FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
+          f"(measured), one core's FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
           f"= {info['fp32_fma_lanes_per_cycle']} float32 lanes x 2 flops per cycle")
     if info["probes_disagree"]:
         print("  (probe readings vary by over 10%: the machine is busy, the peak is uncertain)")

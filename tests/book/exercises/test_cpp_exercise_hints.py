@@ -19,6 +19,10 @@ WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of t
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += p[i];
   return s;""", "drifts by 1%"),
+    ("6.4", "B read as if transposed", """\
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[j * K + k];""", "b[k * N + j]"),
     ("6b.3", "overwrites the tile", """\
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < kc; ++p)
