@@ -99,8 +99,33 @@ def _copy_notebook(app, pagename, templatename, context, doctree) -> None:
         return
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(executed, target)
+    merged = _with_cached_outputs(app, executed)
+    if merged is None:
+        shutil.copy2(executed, target)
+    else:
+        target.write_text(merged)
     context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def _with_cached_outputs(app, executed: Path) -> str | None:
+    """The notebook with its outputs, when MyST-NB wrote it without them: a chapter served from the
+    execution cache (not re-run in this build) is written to jupyter_execute/ bare, and the download
+    should carry the outputs the page shows. None when the file has outputs already (or no cache)."""
+    import nbformat
+
+    nb = nbformat.read(executed, as_version=4)
+    if any(c.get("outputs") for c in nb.cells if c.cell_type == "code"):
+        return None
+    cache_path = getattr(app.config, "nb_execution_cache_path", "") or Path(app.outdir).parent / ".jupyter_cache"
+    if not Path(cache_path).is_dir():
+        return None
+    from jupyter_cache import get_cache
+
+    try:
+        _, merged = get_cache(str(cache_path)).merge_match_into_notebook(nb)
+    except KeyError:  # not in the cache: the page shows no outputs either
+        return None
+    return nbformat.writes(merged)
 
 
 def launch_urls(url: str, branch: str, colab_branch: str, pagename: str) -> dict[str, str]:
