@@ -100,10 +100,12 @@ def _copy_notebook(app, pagename, templatename, context, doctree) -> None:
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     merged = _with_cached_outputs(app, executed)
-    if merged is None:
-        shutil.copy2(executed, target)
-    else:
-        target.write_text(merged)
+    if merged is not None:
+        # written back where MyST-NB put it, since the theme copies that file again (launch buttons on)
+        tmp = executed.with_name(f".{executed.name}.tmp")
+        tmp.write_text(merged)
+        os.replace(tmp, executed)
+    shutil.copy2(executed, target)
     context["ipynb_source"] = f"{pagename}.ipynb"
 
 
