@@ -179,8 +179,9 @@ void bind_gemm(py::module_& m) {
         "Whether the AVX-512 micro-kernels run (this CPU has them and AAKAAR_CPU_ISA does not cap them).");
   g.def("clock_ghz", &gemm_impl::measure_clock_ghz,
         "The core clock in GHz, measured with dependent adds (0 if not measurable).");
-  g.def("fma_peak_gflops", &gemm_impl::measure_fma_gflops_avx2,
-        "Single-core float32 GFLOP/s of independent AVX2 FMAs, measured (0 without AVX2).");
+  g.def("fma_peak_gflops", &gemm_impl::measure_fma_gflops,
+        "Single-core float32 GFLOP/s of independent FMAs of the widest vector width the kernels use "
+        "(AVX-512 where they run it, else AVX2), measured (0 without AVX2).");
   g.def(
       "run",
       [](const std::string& version, const py::object& a, const py::object& b, double alpha,

@@ -1,4 +1,4 @@
-"""The built site's chapters 6 (matmul on the CPU) and 11-13 (autograd, modules) in a real browser: no
+"""The built site's chapters 6 and 6b (matmul on the CPU) and 11-13 (autograd, modules) in a real browser: no
 console errors, maths typeset, the blocking explorer and the graph stepper render and respond; one
 screenshot per chapter goes to artifacts/screenshots/.
 
@@ -12,7 +12,7 @@ from site_helpers import SHOTS, open_page
 
 pytestmark = pytest.mark.xdist_group("book-site")
 
-PAGES = {"06-matmul-on-the-cpu": ".ak-blocking-explorer", "11-the-computational-graph": ".ak-graph-stepper",
+PAGES = {"06-matmul-on-the-cpu": ".ak-stride-explorer", "06b-simd-packing-and-threads": ".ak-blocking-explorer", "11-the-computational-graph": ".ak-graph-stepper",
          "12-backward-passes": ".ak-graph-stepper", "13-modules-and-layers": ".ak-graph-stepper"}
 
 

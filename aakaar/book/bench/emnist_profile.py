@@ -32,6 +32,8 @@ CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
 # chapter 16's scatter with another combining op.
 for _chapter, _entries in (("05", ("sort", "scan")), ("16", ("scatter_reduce",))):
     CHAPTERS[_chapter] = (CHAPTERS[_chapter][0], CHAPTERS[_chapter][1] + _entries)
+# Chapters that build the same kernels: 6 and 6b climb one GEMM ladder, whose kernels CHAPTERS credits to "06".
+SAME_KERNELS = {"06b": "06"}
 OUTSIDE = ("11-13", "Python, checks and the autograd engine (outside kernels)")
 
 
@@ -155,6 +157,12 @@ def share_line(chapter: str, optimizer: str = "sgd", path: str | None = None) ->
     if chapter == "18":
         return (f"Share of the benchmark: none — the benchmark trains ({where}); this chapter serves the "
                 "trained model, and what its calls cost is measured in book/data/go-serving.json.")
+    if chapter in SAME_KERNELS or chapter in SAME_KERNELS.values():
+        owner = SAME_KERNELS.get(chapter, chapter)
+        names = " and ".join(str(int(c[:2])) + c[2:] for c in sorted({owner, *[k for k, v in SAME_KERNELS.items() if v == owner]}))
+        entries = ", ".join(f"`{e}`" for e in CHAPTERS[owner][1])
+        return (f"Share of the benchmark: the GEMM's kernels ({entries}), which chapters {names} build together, "
+                f"take {chapter_share(profile, owner):.1%} of {where}.")
     if chapter not in CHAPTERS:
         raise KeyError(f"chapter {chapter!r} runs no kernel of the benchmark's")
     entries = ", ".join(f"`{e}`" for e in CHAPTERS[chapter][1])

@@ -1,6 +1,10 @@
 """The GEMM ladder against numpy (OpenBLAS) and PyTorch, measured in one run.
 
     python -m aakaar.book.bench.gemm [--json PATH] [--threads 1,2] [--shapes 1024x1024x1024,...]
+    python -m aakaar.book.bench.gemm --sweep 64,256,1024 [--threads 1,2] [--json PATH]
+
+With ``--sweep`` only the library's ``@`` and numpy's are timed, on square products of the given
+sizes at each thread count (chapter 6b's size and thread sweep).
 
 For each thread count and each shape (M x K x N, float32), every version of
 the ladder (``aakaar._C.gemm``), the library's gemm and, when present, the
@@ -108,6 +112,58 @@ def peak_gflops(info: dict, threads: int) -> float | None:
     if not lanes:
         return None
     return info["clock_ghz_measured"] * lanes * 2 * min(threads, info["cores"])
+
+
+def copy_bandwidth(nbytes: int, repeat: int = 15) -> float:
+    """GB/s read plus written by a numpy copy of ``nbytes`` bytes, the median of ``repeat`` copies.
+
+    A roof of the roofline: an array larger than the last cache measures main memory, one that fits
+    in L2 measures the caches."""
+    src = np.ones(max(nbytes // 4, 1), np.float32)
+    dst = np.empty_like(src)
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        np.copyto(dst, src)
+        times.append(time.perf_counter() - t0)
+    return 2 * src.nbytes / float(np.median(times)) / 1e9
+
+
+def size_sweep(sizes, threads=(1,), rounds: int = 5, target_s: float = 0.02) -> dict:
+    """The library's ``@`` and numpy's BLAS on n x n x n float32 products, timed interleaved.
+
+    For each thread count both libraries are held to it (numpy through threadpoolctl, which must then
+    be installed). Returns ``{"sizes": [...], "gflops": {"aakaar 2": [per size], "numpy 2": [...]}}``:
+    the median of ``rounds`` samples of about ``target_s`` seconds each."""
+    import aakaar
+
+    from .timing import interleaved
+
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        threadpool_limits = None
+    if threadpool_limits is None and any(t != 1 for t in threads):
+        raise RuntimeError("the sweep at more than one thread needs threadpoolctl to hold numpy's BLAS "
+                           "to the thread count: pip install threadpoolctl")
+    out = {"sizes": list(sizes), "gflops": {}}
+    for t in threads:
+        set_threads(t)
+        limiter = threadpool_limits(t, user_api="blas") if threadpool_limits else None
+        try:
+            for n in sizes:
+                a, b = aakaar.randn(n, n), aakaar.randn(n, n)
+                an, bn = a.numpy(), b.numpy()
+                if not np.allclose((a @ b).numpy(), an @ bn, rtol=1e-3, atol=1e-3 * math.sqrt(n)):
+                    raise AssertionError(f"the library's @ gives a wrong product at {n}^3, {t} threads")
+                med = interleaved({"aakaar": lambda: a @ b, "numpy": lambda: an @ bn},
+                                  rounds=rounds, target_s=target_s, warmup=1)
+                for lib, sec in med.items():
+                    out["gflops"].setdefault(f"{lib} {t}", []).append(2 * n ** 3 / sec / 1e9)
+        finally:
+            if limiter is not None:
+                limiter.restore_original_limits()
+    return out
 
 
 def tensor_matmul():
@@ -241,7 +297,12 @@ def main(argv=None) -> dict:
     p.add_argument("--shapes", default=DEFAULT_SHAPES, help="comma-separated MxKxN")
     p.add_argument("--budget", type=float, default=3.0,
                    help="seconds of timing per shape and thread count (default 3)")
+    p.add_argument("--sweep", metavar="SIZES",
+                   help="comma-separated n: time only the library's @ and numpy's on n x n x n products")
     args = p.parse_args(argv)
+    threads = [int(t) for t in args.threads.split(",")]
+    if args.sweep:
+        return sweep_main([int(n) for n in args.sweep.split(",")], threads, args.json)
     try:
         import torch
     except ImportError:
@@ -255,7 +316,7 @@ def main(argv=None) -> dict:
         info["torch"] = torch.__version__
     make_tensor = tensor_matmul()
     print(f"{info['cpu']}: {info['cores']} cores, clock {info['clock_ghz_measured']:.2f} GHz "
-          f"(measured), one core's AVX2 FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
+          f"(measured), one core's FMAs {info['fma_gflops_one_core_measured']:.0f} GFLOP/s "
           f"= {info['fp32_fma_lanes_per_cycle']} float32 lanes x 2 flops per cycle")
     if info["probes_disagree"]:
         print("  (probe readings vary by over 10%: the machine is busy, the peak is uncertain)")
@@ -265,23 +326,43 @@ def main(argv=None) -> dict:
               f"change numpy's kernel)")
     shapes = [tuple(int(x) for x in s.lower().split("x")) for s in args.shapes.split(",")]
     out = {"machine": info, "runs": []}
-    for threads in (int(t) for t in args.threads.split(",")):
-        set_threads(threads)
+    for nthreads in threads:
+        set_threads(nthreads)
         if torch is not None:
-            torch.set_num_threads(threads)
-        limiter = threadpool_limits(threads, user_api="blas") if threadpool_limits else None
+            torch.set_num_threads(nthreads)
+        limiter = threadpool_limits(nthreads, user_api="blas") if threadpool_limits else None
         try:
             for m, k, n in shapes:
-                res = bench_shape(m, k, n, threads, info, torch, make_tensor, args.budget)
+                res = bench_shape(m, k, n, nthreads, info, torch, make_tensor, args.budget)
                 print_result(res)
                 out["runs"].append(res)
         finally:
             if limiter is not None:
                 limiter.restore_original_limits()
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump(out, f, indent=1)
-        print(f"\nwrote {args.json}")
+        write_json(args.json, out)
+    return out
+
+
+def write_json(path: str, out: dict) -> None:
+    """Writes ``out`` to ``path`` atomically (a reader never sees half a file)."""
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "w") as f:
+        json.dump(out, f, indent=1)
+    os.replace(tmp, path)
+    print(f"\nwrote {path}")
+
+
+def sweep_main(sizes: list[int], threads: list[int], json_path: str | None) -> dict:
+    from .timing import spin_caps_in_effect
+
+    out = size_sweep(sizes, threads)
+    out["spin_caps"] = spin_caps_in_effect()
+    print(f"{'GFLOP/s':<12}" + "".join(f"{n:>9}" for n in sizes))
+    for key, rates in out["gflops"].items():
+        print(f"{key:<12}" + "".join(f"{r:9.1f}" for r in rates))
+    if json_path:
+        write_json(json_path, out)
     return out
 
 

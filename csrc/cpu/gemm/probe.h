@@ -16,4 +16,14 @@ double measure_fma_gflops_avx2();
 // iters x 10 independent 8-wide FMAs and returns a value that depends on all.
 float fma_chains_avx2(long iters);
 
+// The ceiling the GEMM's kernels are compared against: single-core float32
+// GFLOP/s of independent FMAs of the widest vector width they use -- AVX-512
+// where the CPU has it (and AAKAAR_CPU_ISA allows it), else AVX2; 0 without AVX2.
+// A core that splits 512-bit FMAs in two halves gets no more than with AVX2.
+double measure_fma_gflops();
+
+// iters x 12 independent 16-wide FMAs (probe_avx512.cpp, built with the
+// AVX-512 flags); called only when the CPU has AVX-512.
+float fma_chains_avx512(long iters);
+
 }  // namespace aakaar::cpu::gemm_impl

@@ -142,6 +142,9 @@ def test_each_chapter_gets_its_share_of_the_committed_profile(no_emnist, tmp_pat
     chapters = results["profile"]["sgd"]["chapters"]
     assert f"{chapters['06']['share']:.1%}" in share_line("06", path=str(path))
     assert "`bmm`, `linear`, `linear_backward`" in share_line("06", path=str(path))
+    # chapters 6 and 6b climb one GEMM ladder: both name the same kernels and the same share
+    assert share_line("06b", path=str(path)) == share_line("06", path=str(path))
+    assert "chapters 6 and 6b" in share_line("06b", path=str(path))
     assert f"{chapters['11-13']['share']:.1%}" in share_line("12", path=str(path))
     assert "trained on the CPU" in share_line("08", path=str(path))
     assert "all of it" in share_line("17", path=str(path))

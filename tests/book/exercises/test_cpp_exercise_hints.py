@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from aakaar.book.exercises.notebooks import BEGIN, END, cell_source, read_notebook
+from aakaar.book.exercises.notebooks import BEGIN, END, cell_source, chapter_notebooks, read_notebook
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (aakaar.jit needs one)")
@@ -48,7 +48,11 @@ WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of t
   float s = 0;
   for (int64_t i = 0; i < n; ++i) s += p[i];
   return s;""", "drifts by 1%"),
-    ("6.6", "overwrites the tile", """\
+    ("6.4", "B read as if transposed", """\
+  for (int64_t i = 0; i < M; ++i)
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < N; ++j) c[i * N + j] += a[i * K + k] * b[j * K + k];""", "b[k * N + j]"),
+    ("6b.3", "overwrites the tile", """\
   float acc[MR][NR] = {};
   for (int64_t p = 0; p < kc; ++p)
     for (int i = 0; i < MR; ++i)
@@ -96,7 +100,7 @@ WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of t
 
 def notebook_cells(exercise: str) -> tuple[str, str, str]:
     """The notebook's setup cell, the C++ cell of ``exercise`` and its check cell."""
-    path = next((REPO / "solutions").glob(f"{int(exercise.split('.')[0]):02d}-*.ipynb"))
+    path = chapter_notebooks(REPO / "solutions")[exercise.split(".")[0]]  # "6b.3" -> 06b-*.ipynb
     code = [cell_source(c) for c in read_notebook(path)["cells"] if c["cell_type"] == "code"]
     solution = next(src for src in code if f"BEGIN SOLUTION {exercise}:" in src)
     check = next(src for src in code if src.startswith(f"# Check exercise {exercise}\n"))
@@ -142,7 +146,7 @@ def test_a_typical_mistake_gets_its_hint(exercise, label, wrong, hint):
 
 def test_every_cpp_exercise_has_a_mistake_tested():
     cells = {}
-    for path in (REPO / "solutions").glob("[0-9][0-9]-*.ipynb"):
+    for path in chapter_notebooks(REPO / "solutions").values():
         for c in read_notebook(path)["cells"]:
             src = cell_source(c)
             if c["cell_type"] == "code" and src.startswith(("%%cpp", "%%cuda")):
