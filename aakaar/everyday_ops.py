@@ -262,7 +262,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(f"nextafter: expected two floating tensors of one dtype, got {input.dtype.name} and "
                            f"{other.dtype.name}")
     a, b = np.broadcast_arrays(input.detach().cpu().numpy(), other.detach().cpu().numpy())
-    return _C.from_numpy(np.ascontiguousarray(np.nextafter(a, b)))._to_device(input.device)
+    return _C.from_numpy(np.array(np.nextafter(a, b), order="C"))._to_device(input.device)
 
 
 def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
@@ -271,8 +271,8 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
     if not _is_float(input):
         raise RuntimeError("torch.frexp() only supports floating-point dtypes")
     m, e = np.frexp(input.detach().cpu().numpy())
-    mant = _C.from_numpy(np.ascontiguousarray(m))._to_device(input.device)
-    return _FrexpResult(mant, _C.from_numpy(np.ascontiguousarray(e.astype(np.int32)))._to_device(input.device))
+    mant = _C.from_numpy(np.array(m, order="C"))._to_device(input.device)
+    return _FrexpResult(mant, _C.from_numpy(np.array(e, dtype=np.int32, order="C"))._to_device(input.device))
 
 
 def gcd(input: Tensor, other: Tensor) -> Tensor:
@@ -728,7 +728,7 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
         raise RuntimeError("poisson: invalid Poisson rate, expected rate to be non-negative")
     seed = int(_C.randint(0, 2 ** 62, [1], generator=generator).item())
     draws = np.random.default_rng(seed).poisson(rates).astype(np.float64)
-    return _C.from_numpy(np.ascontiguousarray(draws))._to_device(input.device).to(input.dtype)
+    return _C.from_numpy(np.array(draws, order="C"))._to_device(input.device).to(input.dtype)
 
 
 class _FrexpResult(tuple):

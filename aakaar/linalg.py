@@ -64,7 +64,8 @@ def _np(t: Tensor) -> np.ndarray:
 
 
 def _back(a: np.ndarray, like: Tensor) -> Tensor:
-    return _C.from_numpy(np.ascontiguousarray(a, dtype=np.float64))._to_device(like.device).to(like.dtype)
+    # np.array, not np.ascontiguousarray: that one makes a 0-d result 1-d
+    return _C.from_numpy(np.array(a, dtype=np.float64, order="C"))._to_device(like.device).to(like.dtype)
 
 
 def _tracking(*ts: Any) -> bool:
