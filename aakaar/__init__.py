@@ -71,6 +71,9 @@ _tensor_api.install()
 linalg.install()
 globals().update(linalg.TOP_LEVEL)
 from .tensor_api import empty_strided  # noqa: E402,F401
+from ._C import celu, celu_, hardshrink, selu, selu_, threshold, threshold_  # noqa: E402,F401
+Tensor.hardshrink = lambda self, lambd=0.5: _C.hardshrink(self, lambd)
+Tensor.hardshrink.__doc__ = "x outside [-lambd, lambd], 0 inside."
 from .special import mvlgamma  # noqa: E402,F401
 
 
@@ -80,6 +83,7 @@ def polygamma(n: int, input: Tensor) -> Tensor:
 
 
 def _mvlgamma_(self: Tensor, p: int) -> Tensor:
+    """In-place mvlgamma; returns self."""
     return self.copy_(mvlgamma(self, p))
 
 

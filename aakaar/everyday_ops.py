@@ -64,6 +64,7 @@ def subtract(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def _subtract_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """In-place subtract; returns self."""
     return self.sub_(other, alpha=alpha)
 
 
@@ -93,10 +94,12 @@ def clamp_max(input: Tensor, max: Any) -> Tensor:  # noqa: A002
 
 
 def _clamp_min_(self: Tensor, min: Any) -> Tensor:  # noqa: A002
+    """In-place clamp_min; returns self."""
     return self.clamp_(min=min)
 
 
 def _clamp_max_(self: Tensor, max: Any) -> Tensor:  # noqa: A002
+    """In-place clamp_max; returns self."""
     return self.clamp_(max=max)
 
 
@@ -162,11 +165,13 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 
 def _addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place addcmul: self += value * tensor1 * tensor2; returns self."""
     prod = tensor1 * tensor2
     return self.add_(prod * value if value != 1 else prod)
 
 
 def _addcdiv_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """In-place addcdiv: self += value * tensor1 / tensor2; returns self."""
     quot = addcdiv(self.new_zeros(()), tensor1, tensor2, value=1)
     return self.add_(quot * value if value != 1 else quot)
 
@@ -191,6 +196,7 @@ def float_power(input: Any, exponent: Any) -> Tensor:
 
 
 def _float_power_(self: Tensor, exponent: Any) -> Tensor:
+    """In-place float_power (self must be float64, as in torch); returns self."""
     if self.dtype != _F64:
         raise RuntimeError(f"the base given to float_power_ has dtype {self.dtype.name} but the operation's result "
                            "requires dtype double")
@@ -610,6 +616,7 @@ def index_reduce(input: Tensor, dim: int, index: Tensor, source: Tensor, reduce:
 
 def _index_reduce_(self: Tensor, dim: int, index: Tensor, source: Tensor, reduce: str, *,
                    include_self: bool = True) -> Tensor:
+    """In-place index_reduce; returns self."""
     return self.copy_(index_reduce(self, dim, index, source, reduce, include_self=include_self))
 
 
@@ -620,6 +627,7 @@ def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) 
 
 
 def _put_(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
+    """Writes ``source`` at the flat positions ``index`` of self (adds with accumulate); returns self."""
     if index.dtype != _I64:
         raise RuntimeError(f"put_(): Expected a long tensor for index, but got {_torch_name(index.dtype)}")
     if source.dtype != self.dtype:
@@ -748,6 +756,7 @@ __all__ = [
     "nextafter", "frexp", "gcd", "lcm", "diff", "trapezoid", "trapz", "cumulative_trapezoid", "dist", "renorm",
     "cov", "corrcoef", "quantile", "nanquantile", "diagflat", "logspace", "vander", "unravel_index",
     "combinations", "index_reduce", "put", "chain_matmul", "normal", "multinomial", "poisson",
+    "cosine_similarity", "pairwise_distance", "pdist", "fill", "set_default_dtype",
 ]
 __all__ = [n for n in __all__ if not n.endswith("_") or n in ("absolute_", "negative_")]
 
@@ -793,3 +802,46 @@ def install() -> None:
     Tensor.float_power_ = _float_power_
     Tensor.index_reduce_ = _index_reduce_
     Tensor.put_ = _put_
+
+
+# ---- distances (torch's top-level names; aakaar.nn.functional has its own spelling) -----------------
+
+def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -> Tensor:
+    """The cosine of the angle between x1 and x2 along ``dim`` (broadcasting): each is divided by
+    its norm clamped to at least ``eps`` first, as torch does."""
+    from .linalg import vector_norm
+    n1 = vector_norm(x1, 2, dim, keepdim=True).clamp(min=eps)
+    n2 = vector_norm(x2, 2, dim, keepdim=True).clamp(min=eps)
+    return ((x1 / n1) * (x2 / n2)).sum(dim)
+
+
+def pairwise_distance(x1: Tensor, x2: Tensor, p: float = 2.0, eps: float = 1e-6, keepdim: bool = False) -> Tensor:
+    """The p-norm of ``x1 - x2 + eps`` along the last dim."""
+    from .linalg import vector_norm
+    return vector_norm(x1 - x2 + eps, p, -1, keepdim)
+
+
+def pdist(input: Tensor, p: float = 2.0) -> Tensor:
+    """The p-norm distances between every pair of rows i < j of a 2-D input, in row-major order."""
+    from .linalg import vector_norm
+    if input.ndim != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.ndim}D")
+    n = input.shape[0]
+    if n < 2:
+        return input.new_empty((0,))
+    from .shape_extras import triu_indices
+    i, j = triu_indices(n, n, 1)
+    return vector_norm(input.index_select(0, i) - input.index_select(0, j), p, -1)
+
+
+def fill(input: Tensor, value: Any) -> Tensor:
+    """A new tensor like ``input`` filled with ``value``."""
+    return input.clone().fill_(value)
+
+
+def set_default_dtype(d: Any) -> None:
+    """aakaar's default floating dtype is float32 and cannot be changed yet: float32 is accepted
+    (nothing changes), any other dtype raises, so code that needs float64 says so."""
+    if d != _F32:
+        raise NotImplementedError(f"aakaar.set_default_dtype({d}): the default dtype is fixed at float32 in aakaar; "
+                                  "pass dtype=aakaar.float64 to the factory functions instead")

@@ -117,30 +117,37 @@ def sinc(input: Tensor) -> Tensor:
 
 
 def exp2(input: Tensor) -> Tensor:
+    """2 ** x."""
     return input.exp2()
 
 
 def expm1(input: Tensor) -> Tensor:
+    """exp(x) - 1, accurate near 0."""
     return input.expm1()
 
 
 def log1p(input: Tensor) -> Tensor:
+    """log(1 + x), accurate near 0."""
     return input.log1p()
 
 
 def logsumexp(input: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """log(sum(exp(x))) along dim, computed stably."""
     return input.logsumexp(dim, keepdim)
 
 
 def softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """softmax along dim (in dtype when given)."""
     return (input.to(dtype) if dtype is not None else input).softmax(dim)
 
 
 def log_softmax(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """log_softmax along dim (in dtype when given)."""
     return (input.to(dtype) if dtype is not None else input).log_softmax(dim)
 
 
 def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Rounds half to even (to decimals places)."""
     return input.round(decimals=decimals) if decimals else input.round()
 
 

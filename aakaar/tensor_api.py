@@ -213,6 +213,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
 
 def _new_empty_strided(self: Tensor, size: Any, stride: Any, *, dtype: Any = None, device: Any = None,
                        requires_grad: bool = False) -> Tensor:
+    """An uninitialised tensor of the given size and strides, with self's dtype and device unless told."""
     return empty_strided(size, stride, dtype=dtype or self.dtype,
                          device=device if device is not None else self.device, requires_grad=requires_grad)
 
@@ -257,6 +258,7 @@ def _adjoint(self: Tensor) -> Tensor:
 
 
 def _cumsum_(self: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
+    """In-place cumsum along dim; returns self."""
     return self.copy_(self.cumsum(dim) if dtype is None else self.cumsum(dim, dtype=dtype))
 
 
@@ -304,6 +306,12 @@ _PROPERTIES = {
 }
 
 
+def _documented(fn: Any, name: str, doc: str) -> Any:
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = doc
+    return fn
+
+
 def install() -> None:
     """Attach the methods and properties to the Tensor class."""
     for name, make in _VIEW_INPLACE.items():
@@ -316,8 +324,8 @@ def install() -> None:
                                                      "this tensor's memory, shape and dtype (torch's .data).")
     for name, fn in _PROPERTIES.items():
         setattr(Tensor, name, property(fn))
-    Tensor.nelement = lambda self: self.numel()
-    Tensor.ndimension = lambda self: self.ndim
+    Tensor.nelement = _documented(lambda self: self.numel(), "nelement", "The number of elements (numel).")
+    Tensor.ndimension = _documented(lambda self: self.ndim, "ndimension", "The number of dims (dim()).")
     Tensor.new = _new
     Tensor.new_empty_strided = _new_empty_strided
     Tensor.where = _where
@@ -326,16 +334,18 @@ def install() -> None:
     for name in ("addmm", "addmv", "addr", "baddbmm", "addbmm", "cumprod"):
         if hasattr(Tensor, name) and not hasattr(Tensor, name + "_"):
             setattr(Tensor, name + "_", _inplace_of(name))
-    Tensor.is_signed = lambda self: self.dtype.is_signed
+    Tensor.is_signed = _documented(lambda self: self.dtype.is_signed, "is_signed",
+                                   "Whether the dtype holds negative values (False for bool and uint8).")
     Tensor.real = property(lambda self: self, doc="self (a real tensor is its own real part).")
     Tensor.imag = property(_imag)
     Tensor.apply_ = _apply_
     Tensor.map_ = _map_
     for name in _CONSTANT_FALSE:
-        setattr(Tensor, name, lambda self: False)
-    for name in _SELF:
-        setattr(Tensor, name, lambda self: self)
-    Tensor.conj_physical_ = lambda self: self
+        setattr(Tensor, name, _documented(lambda self: False, name, "False for every aakaar tensor (dense, real, "
+                                          "not quantized, in ordinary memory)."))
+    for name in _SELF + ["conj_physical_"]:
+        setattr(Tensor, name, _documented(lambda self: self, name, "self: aakaar's tensors are real, so the "
+                                          "conjugate is the tensor itself."))
     from .contraction_ops import kron, outer
     Tensor.kron = kron
     Tensor.outer = outer

@@ -465,3 +465,38 @@ def test_normal_multinomial_poisson():
     assert abs(p.mean().item() - 4) < 0.1 and abs(p.var().item() - 4) < 0.3
     aakaar.manual_seed(5)
     np.testing.assert_array_equal(aakaar.poisson(aakaar.full([20000], 4.0)).numpy(), p.numpy())
+
+
+def test_distances_and_small_top_level_names():
+    x, y = rnd(4, 5, seed=1), rnd(4, 5, seed=2)
+    (ax, tx), (ay, ty) = both(x), both(y)
+    same(aakaar.cosine_similarity(ax, ay), torch.cosine_similarity(tx, ty))
+    same(aakaar.cosine_similarity(ax, ay, dim=0), torch.cosine_similarity(tx, ty, dim=0))
+    same(aakaar.pairwise_distance(ax, ay), torch.pairwise_distance(tx, ty))
+    same(aakaar.pairwise_distance(ax, ay, p=1, keepdim=True), torch.pairwise_distance(tx, ty, p=1, keepdim=True))
+    same(aakaar.pdist(ax), torch.pdist(tx))
+    same(aakaar.pdist(ax, p=3), torch.pdist(tx, p=3))
+    same(aakaar.fill(ax, 2.5), torch.fill(tx, 2.5))
+    same(aakaar.rsub(ax, 2.0, alpha=3), torch.rsub(tx, 2.0, alpha=3))
+    same(aakaar.scalar_tensor(3), torch.scalar_tensor(3))
+    same(ax.hardshrink(0.7), tx.hardshrink(0.7))
+    assert aakaar.get_default_dtype() == aakaar.float32
+    aakaar.set_default_dtype(aakaar.float32)
+    with pytest.raises(NotImplementedError):
+        aakaar.set_default_dtype(aakaar.float64)
+    assert aakaar.can_cast(aakaar.float32, aakaar.int64) == torch.can_cast(torch.float32, torch.int64)
+    assert aakaar.can_cast(aakaar.int64, aakaar.float32) == torch.can_cast(torch.int64, torch.float32)
+    assert aakaar.can_cast(aakaar.int64, aakaar.bool) == torch.can_cast(torch.int64, torch.bool)
+    aakaar.manual_seed(7)
+    assert aakaar.initial_seed() == 7
+    state = aakaar.get_rng_state()
+    r1 = aakaar.rand(3)
+    aakaar.set_rng_state(state)
+    np.testing.assert_array_equal(aakaar.rand(3).numpy(), r1.numpy())
+    assert a_is(aakaar.tensor([1.0]).real) and aakaar.tensor([1.0]).is_conj() is False
+    with pytest.raises(RuntimeError):
+        aakaar.tensor([1.0]).imag
+
+
+def a_is(t):
+    return isinstance(t, aakaar.Tensor)
