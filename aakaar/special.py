@@ -56,12 +56,11 @@ def multigammaln(input: Tensor, p: int) -> Tensor:
 
 
 def mvlgamma(input: Tensor, p: int) -> Tensor:
-    """sum_{j<p} lgamma(x - j/2) + p(p-1)/4 log(pi); every element must exceed (p - 1) / 2."""
+    """sum_{j<p} lgamma(x - j/2) + p(p-1)/4 log(pi) (defined for x > (p - 1) / 2; like torch, smaller
+    x are not refused and give the same formula's value)."""
     if p < 1:
         raise RuntimeError(f"p has to be greater than or equal to 1, got {p}")
     x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
-    if bool((x <= (p - 1) / 2).any()):
-        raise RuntimeError(f"All elements must be greater than (p-1)/2 = {(p - 1) / 2}")
     out = (x - 0.0).lgamma()
     for j in range(1, p):
         out = out + (x - j / 2).lgamma()
@@ -156,13 +155,15 @@ def entr(input: Tensor) -> Tensor:
     x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
     pos = x > 0
     val = -x * _C.where(pos, x, x * 0 + 1).log()
-    return _C.where(pos, val, _C.where(x == 0, x * 0, x * 0 - math.inf))
+    minus_inf = _C.full([], -math.inf, dtype=x.dtype, device=x.device)
+    return _C.where(pos | x.isnan(), val, _C.where(x == 0, x * 0, minus_inf))
 
 
 def ndtr(input: Tensor) -> Tensor:
-    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2."""
+    """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2 -- torch's formula, so its tails round as
+    torch's do (to 0 below about -5.8 in float32)."""
     x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
-    return ((-x) * (1 / math.sqrt(2))).erfc() * 0.5
+    return ((x * (1 / math.sqrt(2))).erf() + 1) * 0.5
 
 
 def log_ndtr(input: Tensor) -> Tensor:

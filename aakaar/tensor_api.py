@@ -299,10 +299,10 @@ _CONSTANT_FALSE = ["is_conj", "is_neg", "is_inference", "is_sparse", "is_sparse_
 _SELF = ["conj", "resolve_conj", "resolve_neg", "conj_physical"]
 
 _PROPERTIES = {
-    "nbytes": lambda self: self.numel() * self.element_size(),
-    "is_cpu": lambda self: self.device.type == "cpu",
-    "mH": _mH,
-    "H": _H,
+    "nbytes": (lambda self: self.numel() * self.element_size(), "The bytes the elements take (numel * element_size)."),
+    "is_cpu": (lambda self: self.device.type == "cpu", "Whether the tensor is on the CPU."),
+    "mH": (_mH, "The last two dims transposed (the conjugate transpose of a real tensor)."),
+    "H": (_H, "The transpose of a matrix (the conjugate transpose of a real one)."),
 }
 
 
@@ -322,8 +322,8 @@ def install() -> None:
     Tensor.bernoulli = _bernoulli
     Tensor.data = property(_data_get, _data_set, doc="The same data, cut from the graph; assigning replaces "
                                                      "this tensor's memory, shape and dtype (torch's .data).")
-    for name, fn in _PROPERTIES.items():
-        setattr(Tensor, name, property(fn))
+    for name, (fn, doc) in _PROPERTIES.items():
+        setattr(Tensor, name, property(fn, doc=doc))
     Tensor.nelement = _documented(lambda self: self.numel(), "nelement", "The number of elements (numel).")
     Tensor.ndimension = _documented(lambda self: self.ndim, "ndimension", "The number of dims (dim()).")
     Tensor.new = _new
@@ -337,7 +337,7 @@ def install() -> None:
     Tensor.is_signed = _documented(lambda self: self.dtype.is_signed, "is_signed",
                                    "Whether the dtype holds negative values (False for bool and uint8).")
     Tensor.real = property(lambda self: self, doc="self (a real tensor is its own real part).")
-    Tensor.imag = property(_imag)
+    Tensor.imag = property(_imag, doc="Refused: aakaar's tensors are real (as torch refuses .imag of a real tensor).")
     Tensor.apply_ = _apply_
     Tensor.map_ = _map_
     for name in _CONSTANT_FALSE:

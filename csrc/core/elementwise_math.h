@@ -274,8 +274,8 @@ template <typename T>
 AK_HD T bessel_i(T xt, int nu) {
   const double x = double(xt);
   if (x != x) return xt;
-  if (fabs(x) == std::numeric_limits<double>::infinity())
-    return nu == 0 || x > 0 ? std::numeric_limits<T>::infinity() : -std::numeric_limits<T>::infinity();
+  // torch's Chebyshev expansions give NaN at +-inf (and inf / -inf for large finite x): so here too
+  if (fabs(x) == std::numeric_limits<double>::infinity()) return std::numeric_limits<T>::quiet_NaN();
   const double h = 0.5 * x, q = h * h;
   double term = nu == 0 ? 1.0 : h, sum = term;
   for (int k = 1; k < 2000; ++k) {

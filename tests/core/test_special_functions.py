@@ -153,13 +153,11 @@ def test_i1_gradient_at_zero_is_a_half():
 
 
 def test_bad_input():
-    with pytest.raises(RuntimeError, match="negative n"):
+    with pytest.raises(RuntimeError, match="negative n"):  # (torch answers something for n < 0; aakaar refuses)
         aakaar.polygamma(-1, aakaar.tensor([1.0]))
     with pytest.raises(RuntimeError):
-        torch.polygamma(-1, torch.tensor([1.0]))
-    with pytest.raises(RuntimeError, match="greater than"):
-        aakaar.mvlgamma(aakaar.tensor([0.2]), 3)
-    with pytest.raises(RuntimeError):
-        torch.mvlgamma(torch.tensor([0.2]), 3)
+        aakaar.mvlgamma(aakaar.tensor([2.0]), 0)
+    # below (p - 1) / 2 torch does not refuse either: the formula's value
+    compare(aakaar.mvlgamma(aakaar.tensor([0.2]), 3), torch.mvlgamma(torch.tensor([0.2]), 3), aakaar.float32, "mvlgamma")
     with pytest.raises(TypeError):
         aakaar.tensor([True]).erfinv_()  # an in-place float result cannot go into a bool tensor
