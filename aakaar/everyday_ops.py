@@ -680,7 +680,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
         shape = _C.broadcast_shapes(list(mean.shape) if isinstance(mean, Tensor) else [],
                                     list(std.shape) if isinstance(std, Tensor) else [])
         z = _C.randn(*shape, generator=generator, dtype=like.dtype if _is_float(like) else _F32)._to_device(like.device)
-        return (z * s + m).detach()
+        return z * s + m  # differentiable in mean and std as torch's (d/dstd = the standard normal draw)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments: with float mean and std, "
                         "give size")

@@ -58,9 +58,8 @@ def _draw(self: Tensor, generator: Any, kind: str = "rand") -> Tensor:
 
 
 def _fill_from(self: Tensor, values: Tensor) -> Tensor:
-    from .autograd import no_grad
-    with no_grad():
-        return self.copy_(values)
+    # copy_ keeps torch's rules: a leaf that requires grad is refused outside no_grad()
+    return self.copy_(values)
 
 
 def _check_float(self: Tensor, name: str) -> None:

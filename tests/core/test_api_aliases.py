@@ -426,6 +426,13 @@ def test_random_fills_moments_and_seeds(name):
 
 
 def test_random_fill_bad_input():
+    leaf = aakaar.zeros(3, requires_grad=True)
+    with pytest.raises(RuntimeError):
+        leaf.uniform_()
+    with pytest.raises(RuntimeError):
+        torch.zeros(3, requires_grad=True).uniform_()
+    with aakaar.no_grad():
+        leaf.normal_()
     with pytest.raises(RuntimeError):
         aakaar.empty(3).uniform_(2, 1)
     with pytest.raises(RuntimeError):
@@ -442,6 +449,12 @@ def test_normal_multinomial_poisson():
     aakaar.manual_seed(0)
     m = aakaar.normal(aakaar.full([4000], 3.0), 2.0)
     assert abs(m.mean().item() - 3) < 0.15 and abs(m.std().item() - 2) < 0.15
+    mean = aakaar.tensor([1.0, 2.0], dtype=aakaar.float64, requires_grad=True)
+    std = aakaar.tensor([0.5, 2.0], dtype=aakaar.float64, requires_grad=True)
+    out = aakaar.normal(mean, std)
+    out.sum().backward()
+    np.testing.assert_allclose(mean.grad.numpy(), [1.0, 1.0])
+    np.testing.assert_allclose(std.grad.numpy(), ((out - mean) / std).detach().numpy())
     s = aakaar.normal(1.0, 0.5, size=(3, 4))
     assert tuple(s.shape) == (3, 4)
     w = aakaar.tensor([0.0, 1.0, 3.0, 6.0])
