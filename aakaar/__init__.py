@@ -46,6 +46,7 @@ from ._C import (  # noqa: F401  (re-exported API)
 from . import autograd, cuda  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
+from . import functional_ops as _functional_ops  # noqa: E402
 from .functional_ops import *  # noqa: F401,F403
 from .creation import (  # noqa: F401
     as_tensor, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, tensor, zeros_like,
@@ -157,17 +158,9 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return not (from_ != bool and to == bool)
 
 
-def _inplace_function(name: str):
-    def fn(input: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        return getattr(input, name)(*args, **kwargs)
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``aakaar.{name}(t, ...)`` is ``t.{name}(...)``."
-    return fn
-
-
 for _n in ("deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_", "logit_", "sinc_", "xlogy_", "clamp_min_",
            "clamp_max_", "as_strided_", "addmv_", "index_put_", "polygamma_"):
-    globals()[_n] = _inplace_function(_n)
+    globals()[_n] = _functional_ops._make(_n)  # aakaar.deg2rad_(t) is t.deg2rad_()
 cat = _arg_aliases.accept_numpy_names(cat)
 stack = _arg_aliases.accept_numpy_names(stack)
 dtype.__repr__ = dtype.__str__ = lambda self: f"aakaar.{self.name}"
