@@ -283,6 +283,14 @@ class Tensor:
         """
         (values, indices) of the minimum along one dim.
         """
+    def _set_data(self, other: Tensor) -> None:
+        ...
+    def _set_geometry_(self, view: Tensor, op: str) -> Tensor:
+        ...
+    def _special_i1(self) -> Tensor:
+        """
+        Modified Bessel function of the first kind, order 1 (aakaar.special.i1).
+        """
     def _to_device(self, arg0: typing.Any) -> Tensor:
         """
         The tensor on another device (self if already there).
@@ -581,6 +589,14 @@ class Tensor:
         """
         The diagonal (shifted by offset) of the dims dim1 and dim2, as a new last dim (a view).
         """
+    def digamma(self) -> Tensor:
+        """
+        Elementwise digamma, the derivative of lgamma (-inf at +0, +inf at -0, NaN at negative integers).
+        """
+    def digamma_(self) -> Tensor:
+        """
+        In-place digamma; returns self.
+        """
     def dim(self) -> int:
         """
         Number of dimensions.
@@ -612,6 +628,30 @@ class Tensor:
     def eq_(self, other: typing.Any) -> Tensor:
         """
         In-place eq: the result must keep self's shape and dtype; returns self.
+        """
+    def erf(self) -> Tensor:
+        """
+        Elementwise error function.
+        """
+    def erf_(self) -> Tensor:
+        """
+        In-place erf; returns self.
+        """
+    def erfc(self) -> Tensor:
+        """
+        Elementwise complementary error function, 1 - erf(x) without cancellation.
+        """
+    def erfc_(self) -> Tensor:
+        """
+        In-place erfc; returns self.
+        """
+    def erfinv(self) -> Tensor:
+        """
+        Elementwise inverse error function (NaN outside [-1, 1], +-inf at +-1).
+        """
+    def erfinv_(self) -> Tensor:
+        """
+        In-place erfinv; returns self.
         """
     def exp(self) -> Tensor:
         """
@@ -733,6 +773,14 @@ class Tensor:
         """
         In-place hypot; returns self.
         """
+    def i0(self) -> Tensor:
+        """
+        Elementwise modified Bessel function of the first kind, order 0.
+        """
+    def i0_(self) -> Tensor:
+        """
+        In-place i0; returns self.
+        """
     def index_put_(self, indices: collections.abc.Sequence[Tensor], values: Tensor, accumulate: builtins.bool = False) -> Tensor:
         """
         self[indices] = values (or += with accumulate=True, summing repeated indices); returns self.
@@ -784,6 +832,14 @@ class Tensor:
     def lerp_(self, end: typing.Any, weight: typing.Any) -> Tensor:
         """
         In-place self + weight * (end - self): the result must keep self's shape; returns self. With a number as weight, outside the autograd graph, on the CPU, one fused pass (an exponential moving average).
+        """
+    def lgamma(self) -> Tensor:
+        """
+        Elementwise log |gamma(x)|.
+        """
+    def lgamma_(self) -> Tensor:
+        """
+        In-place lgamma; returns self.
         """
     def log(self) -> Tensor:
         """
@@ -956,6 +1012,14 @@ class Tensor:
     def permute(self, *args) -> Tensor:
         """
         Reorders the dims (a view).
+        """
+    def polygamma(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        The n-th derivative of digamma (n >= 0; n = 0 is digamma).
+        """
+    def polygamma_(self, n: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+        """
+        In-place polygamma; returns self.
         """
     def pow(self, other: typing.Any) -> Tensor:
         """

@@ -6,6 +6,8 @@ package gives it a PyTorch-like Python surface.
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import _C
 from ._C import (  # noqa: F401  (re-exported API)
     ArgumentError,
@@ -44,6 +46,7 @@ from ._C import (  # noqa: F401  (re-exported API)
 from . import autograd, cuda  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
+from . import functional_ops as _functional_ops  # noqa: E402
 from .functional_ops import *  # noqa: F401,F403
 from .creation import (  # noqa: F401
     as_tensor, empty_like, full_like, ones_like, rand_like, randint_like, randn_like, tensor, zeros_like,
@@ -61,6 +64,103 @@ from .shape_extras import *  # noqa: F401,F403,E402
 _shape_extras.install()
 _math_ops.install()
 _arg_aliases.install()  # after _install_methods: max and min are Python methods
+from . import everyday_ops as _everyday_ops  # noqa: E402
+from .everyday_ops import *  # noqa: F401,F403,E402
+from . import linalg, special, tensor_api as _tensor_api  # noqa: E402,F401
+_everyday_ops.install()
+_tensor_api.install()
+linalg.install()
+globals().update(linalg.TOP_LEVEL)
+from .tensor_api import empty_strided  # noqa: E402,F401
+from ._C import celu, celu_, hardshrink, selu, selu_, threshold, threshold_  # noqa: E402,F401
+Tensor.hardshrink = lambda self, lambd=0.5: _C.hardshrink(self, lambd)
+Tensor.hardshrink.__doc__ = "x outside [-lambd, lambd], 0 inside."
+from .special import mvlgamma  # noqa: E402,F401
+
+
+def polygamma(n: int, input: Tensor) -> Tensor:
+    """The n-th derivative of digamma of ``input`` (torch's argument order: n first)."""
+    return input.polygamma(n)
+
+
+def _mvlgamma_(self: Tensor, p: int) -> Tensor:
+    """In-place mvlgamma; returns self."""
+    return self.copy_(mvlgamma(self, p))
+
+
+Tensor.mvlgamma = mvlgamma
+Tensor.mvlgamma_ = _mvlgamma_
+
+
+def is_signed(input: Tensor) -> bool:
+    """Whether the dtype holds negative values (False for bool and uint8)."""
+    return input.dtype.is_signed
+
+
+def get_device(input: Tensor) -> int:
+    """-1 for a CPU tensor, else the CUDA device's index."""
+    return input.get_device()
+
+
+def adjoint(input: Tensor) -> Tensor:
+    """The transpose of the last two dims (aakaar's dtypes are real)."""
+    return input.adjoint()
+
+
+def matrix_rank(input: Tensor, tol: Any = None, symmetric: bool = False) -> Tensor:
+    """linalg.matrix_rank (torch's older name)."""
+    return linalg.matrix_rank(input, tol=tol, hermitian=symmetric)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    """``other - alpha * input``."""
+    return -(input * alpha) + other if alpha != 1 else -input + other
+
+
+def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """A 0-d tensor holding s (float32 unless told)."""
+    out = full([], s, dtype=dtype or float32, device=device)
+    return out.requires_grad_() if requires_grad else out
+
+
+def get_default_dtype() -> dtype:
+    """float32: aakaar's default floating dtype (it cannot be changed)."""
+    return float32
+
+
+def initial_seed() -> int:
+    """The seed of the default generator."""
+    return _C.default_generator().initial_seed()
+
+
+def seed() -> int:
+    """Seeds the default generator with a non-deterministic number, and returns it."""
+    import random as _random
+    s = _random.SystemRandom().getrandbits(63)
+    manual_seed(s)
+    return s
+
+
+def get_rng_state() -> Any:
+    """The default generator's state (for set_rng_state)."""
+    return _C.default_generator().get_state()
+
+
+def set_rng_state(new_state: Any) -> None:
+    """Restores the default generator's state (from get_rng_state)."""
+    _C.default_generator().set_state(new_state)
+
+
+def can_cast(from_: dtype, to: dtype) -> bool:
+    """torch.can_cast: False from floating to integral or bool, and from integral to bool."""
+    if from_.is_floating_point and not to.is_floating_point:
+        return False
+    return not (from_ != bool and to == bool)
+
+
+for _n in ("deg2rad_", "rad2deg_", "gcd_", "lcm_", "ldexp_", "logit_", "sinc_", "xlogy_", "clamp_min_",
+           "clamp_max_", "as_strided_", "addmv_", "index_put_", "polygamma_"):
+    globals()[_n] = _functional_ops._make(_n)  # aakaar.deg2rad_(t) is t.deg2rad_()
 cat = _arg_aliases.accept_numpy_names(cat)
 stack = _arg_aliases.accept_numpy_names(stack)
 dtype.__repr__ = dtype.__str__ = lambda self: f"aakaar.{self.name}"

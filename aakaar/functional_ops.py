@@ -29,6 +29,11 @@ _MATH = [
     "hypot", "fmax", "fmin", "logaddexp", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift",
     "bitwise_right_shift", "divide", "true_divide", "isclose", "allclose", "equal",
     "tan_", "sin_", "cos_", "exp_", "log_", "sqrt_", "abs_", "neg_", "sigmoid_", "tanh_", "relu_", "nan_to_num_",
+    # special functions (C++), and torch's top-level in-place forms
+    "erf", "erfc", "erfinv", "lgamma", "digamma", "i0", "erf_", "erfc_", "i0_", "acos_", "acosh_", "arccos_",
+    "arccosh_", "arcsin_", "arcsinh_", "arctan_", "arctanh_", "asin_", "asinh_", "atan_", "atanh_", "ceil_",
+    "cosh_", "exp2_", "expm1_", "fix_", "floor_", "frac_", "log10_", "log1p_", "log2_", "reciprocal_", "round_",
+    "rsqrt_", "sinh_", "square_", "trunc_", "clamp_", "clip_", "fill_", "zero_", "detach", "detach_",
 ]
 _UNARY += [n for n in _MATH if n not in _UNARY]
 

@@ -137,6 +137,31 @@ void record_unary_math(UnaryOp op, const TensorPtr& out, const TensorPtr& in, Un
       return rec1("ThresholdBackward", out, in, x, [th](auto& g, auto& x) {
         return keep_where(not_(cmp(BinaryOp::Le, x, th)), g); });
     }
+    // ---- special functions (torch's derivatives.yaml) ----
+    case UnaryOp::Erfc:  // -2 / sqrt(pi) exp(-x^2)
+      return rec1("ErfcBackward", out, in, x, [](auto& g, auto& x) {
+        return mul(g, muls(unary(UnaryOp::Exp, unary(UnaryOp::Neg, mul(x, x))), -M_2_SQRTPI)); });
+    case UnaryOp::Erfinv:  // sqrt(pi) / 2 exp(y^2)
+      return rec1("ErfinvBackward", out, in, y, [](auto& g, auto& y) {
+        return mul(g, muls(unary(UnaryOp::Exp, mul(y, y)), 0.5 * std::sqrt(M_PI))); });
+    case UnaryOp::Lgamma:  // digamma(x)
+      return rec1("LgammaBackward", out, in, x, [](auto& g, auto& x) { return mul(g, unary(UnaryOp::Digamma, x)); });
+    case UnaryOp::Digamma:  // polygamma(1, x)
+    case UnaryOp::Polygamma: {  // polygamma(n + 1, x)
+      UnaryParams next;
+      next.a = (op == UnaryOp::Digamma ? 0.0 : p.a) + 1.0;
+      next.has_a = true;
+      return rec1(op == UnaryOp::Digamma ? "DigammaBackward" : "PolygammaBackward", out, in, x,
+                  [next](auto& g, auto& x) { return mul(g, unary(UnaryOp::Polygamma, x, next)); });
+    }
+    case UnaryOp::I0:  // i1(x)
+      return rec1("I0Backward", out, in, x, [](auto& g, auto& x) { return mul(g, unary(UnaryOp::I1, x)); });
+    case UnaryOp::I1:  // i0(x) - i1(x) / x, and 1/2 at 0 (torch's special_i1 backward)
+      return rec1("SpecialI1Backward", out, in, x, [](auto& g, auto& x) {
+        const TensorPtr at0 = cmp(BinaryOp::Eq, x, 0.0);
+        const TensorPtr safe = ops::where(at0, ops::full({}, Scalar::from_int(1), x->dtype, x->device()), x);
+        const TensorPtr d = sub(unary(UnaryOp::I0, x), div(unary(UnaryOp::I1, safe), safe));
+        return mul(g, ops::where(at0, ops::full({}, Scalar::from_double(0.5), x->dtype, x->device()), d)); });
     default:
       return;  // predicates, bitwise_not: no gradient
   }

@@ -55,6 +55,9 @@ enum class UnaryOp : int8_t {
   // Activations (torch.nn.functional): Hardtanh's bounds a, b; Celu's alpha a;
   // Softshrink's and Hardshrink's lambd a; Threshold's threshold a and value b.
   Hardsigmoid, Hardswish, Hardtanh, Mish, Selu, Celu, LogSigmoid, Softshrink, Hardshrink, Threshold,
+  // Special functions (torch.special): Polygamma's order n in a; I0/I1 are the modified
+  // Bessel functions of the first kind.
+  Erfc, Erfinv, Lgamma, Digamma, Polygamma, I0, I1,
 };
 // Extra numbers some unary ops take (clamp bounds, slopes, softplus beta/threshold).
 struct UnaryParams {

@@ -42,6 +42,13 @@ AK_EMATH_UNARY(expm1_, expm1f, expm1)
 AK_EMATH_UNARY(log1p_, log1pf, log1p)
 AK_EMATH_UNARY(tanh_, tanhf, tanh)
 AK_EMATH_UNARY(fabs_, fabsf, fabs)
+AK_EMATH_UNARY(erf_, erff, erf)
+AK_EMATH_UNARY(erfc_, erfcf, erfc)
+AK_EMATH_UNARY(lgamma_, lgammaf, lgamma)
+AK_EMATH_UNARY(log_, logf, log)
+AK_EMATH_UNARY(sqrt_, sqrtf, sqrt)
+AK_EMATH_UNARY(floor_, floorf, floor)
+AK_EMATH_UNARY(sin_, sinf, sin)
 #undef AK_EMATH_UNARY
 #define AK_EMATH_BINARY(name, f32, f64)                          \
   AK_HD float name(float x, float y) { return f32(x, y); }       \
@@ -122,6 +129,162 @@ AK_HD T hardshrink(T x, T l) { return (x >= -l && x <= l) ? T(0) : x; }
 // torch: x <= threshold ? value : x.
 template <typename T>
 AK_HD T threshold(T x, T th, T value) { return x <= th ? value : x; }
+
+// ---- special functions (torch.special) -------------------------------------------
+// PyTorch's own algorithms (aten/src/ATen/native/Math.h), so that values agree with
+// torch to rounding: erfinv's rational start with two Newton steps, digamma's
+// recurrence to x >= 10 and asymptotic series, polygamma through the Hurwitz zeta
+// function (Cephes). I0 and I1 are summed from their power series in double (all
+// terms positive, so the relative error stays a few ulps; the series is also what
+// overflows where the function does).
+
+template <typename T>
+AK_HD T pi_() { return T(3.14159265358979323846); }
+
+// torch's calc_erfinv: rational approximation, then two Newton-Raphson steps.
+template <typename T>
+AK_HD T erfinv(T y) {
+  const T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  const T d[2] = {T(3.543889200), T(1.637067800)};
+  const T y_abs = fabs_(y);
+  if (y_abs > T(1)) return std::numeric_limits<T>::quiet_NaN();
+  if (y_abs == T(1)) return copysign_(std::numeric_limits<T>::infinity(), y);
+  T x;
+  if (y_abs <= T(0.7)) {
+    const T z = y * y;
+    const T num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
+    const T dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1);
+    x = y * num / dem;
+  } else {
+    const T z = sqrt_(-log_((T(1) - y_abs) / T(2)));
+    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    const T dem = (d[1] * z + d[0]) * z + T(1);
+    x = copysign_(num, y) / dem;
+  }
+  const T k = T(2) / sqrt_(pi_<T>());
+  x = x - (erf_(x) - y) / (k * exp_(-x * x));
+  x = x - (erf_(x) - y) / (k * exp_(-x * x));
+  return x;
+}
+
+// torch's calc_digamma: +-inf at +-0 (sign opposite to the zero's), NaN at the negative
+// integers, the reflection formula below 0, the recurrence up to 10, then the series.
+template <typename T>
+AK_HD T digamma(T x) {
+  if (x == T(0)) return copysign_(std::numeric_limits<T>::infinity(), -x);
+  if (x < T(0)) {
+    if (x == trunc_(x)) return std::numeric_limits<T>::quiet_NaN();
+    const T r = x - trunc_(x);  // tan(pi r) is more accurate than tan(pi x)
+    return digamma(T(1) - x) - pi_<T>() / tan_(pi_<T>() * r);
+  }
+  T result = 0;
+  while (x < T(10)) {
+    result -= T(1) / x;
+    x += T(1);
+  }
+  if (x == T(10)) return result + T(2.25175258906672110764);
+  const T A[] = {T(8.33333333333333333333E-2), T(-2.10927960927960927961E-2), T(7.57575757575757575758E-3),
+                 T(-4.16666666666666666667E-3), T(3.96825396825396825397E-3), T(-8.33333333333333333333E-3),
+                 T(8.33333333333333333333E-2)};
+  T y = 0;
+  if (x < T(1.0e17)) {
+    const T z = T(1) / (x * x);
+    T p = A[0];
+    for (int i = 1; i < 7; ++i) p = p * z + A[i];
+    y = z * p;
+  }
+  return result + log_(x) - (T(0.5) / x) - y;
+}
+
+// torch's calc_trigamma (polygamma of order 1).
+template <typename T>
+AK_HD T trigamma(T x) {
+  T sign = 1, result = 0;
+  if (x < T(0.5)) {
+    sign = -1;
+    const T s = sin_(pi_<T>() * x);
+    result -= (pi_<T>() * pi_<T>()) / (s * s);
+    x = T(1) - x;
+  }
+  for (int i = 0; i < 6; ++i) {
+    result += T(1) / (x * x);
+    x += T(1);
+  }
+  const T ixx = T(1) / (x * x);
+  result += (T(1) + T(1) / (T(2) * x) + ixx * (T(1) / T(6) - ixx * (T(1) / T(30) - ixx * (T(1) / T(42))))) / x;
+  return sign * result;
+}
+
+// The Hurwitz zeta function zeta(x, q) = sum_k (k + q)^-x (Cephes, as torch; in double).
+AK_HD double hurwitz_zeta(double x, double q) {
+  const double machep = 1.11022302462515654042E-16;
+  const double A[] = {12.0, -720.0, 30240.0, -1209600.0, 47900160.0, -1.8924375803183791606e9, 7.47242496e10,
+                      -2.950130727918164224e12, 1.1646782814350067249e14, -4.5979787224074726105e15,
+                      1.8152105401943546773e17, -7.1661652561756670113e18};
+  if (x == 1.0) return std::numeric_limits<double>::infinity();
+  if (x < 1.0) return std::numeric_limits<double>::quiet_NaN();
+  if (q <= 0.0) {
+    if (q == floor(q)) return std::numeric_limits<double>::infinity();
+    if (x != floor(x)) return std::numeric_limits<double>::quiet_NaN();
+  }
+  double s = pow(q, -x), a = q, b = 0.0;
+  int i = 0;
+  while (i < 9 || a <= 9.0) {
+    i += 1;
+    a += 1.0;
+    b = pow(a, -x);
+    s += b;
+    if (-machep * s < b && b < machep * s) return s;
+  }
+  const double w = a;
+  s += b * w / (x - 1.0);
+  s -= 0.5 * b;
+  a = 1.0;
+  double k = 0.0;
+  for (int j = 0; j < 12; ++j) {
+    a *= x + k;
+    b /= w;
+    double t = a * b / A[j];
+    s = s + t;
+    t = fabs(t / s);
+    if (t < machep) return s;
+    k += 1.0;
+    a *= x + k;
+    b /= w;
+    k += 1.0;
+  }
+  return s;
+}
+
+// torch.polygamma(n, x): digamma for n = 0, trigamma for 1, else
+// (-1)^(n+1) n! zeta(n + 1, x). n >= 0 is checked by the op.
+template <typename T>
+AK_HD T polygamma(T x, int n) {
+  if (n == 0) return digamma(x);
+  if (n == 1) return trigamma(x);
+  const T sign = (n % 2) ? T(1) : T(-1);
+  return sign * exp_(lgamma_(static_cast<T>(n) + T(1))) * static_cast<T>(hurwitz_zeta(double(n) + 1.0, double(x)));
+}
+
+// Modified Bessel functions of the first kind, orders 0 and 1, from their power series
+// sum_k (x/2)^(2k + nu) / (k! (k + nu)!), summed in double until a term stops counting.
+template <typename T>
+AK_HD T bessel_i(T xt, int nu) {
+  const double x = double(xt);
+  if (x != x) return xt;
+  // torch's Chebyshev expansions give NaN at +-inf (and inf / -inf for large finite x): so here too
+  if (fabs(x) == std::numeric_limits<double>::infinity()) return std::numeric_limits<T>::quiet_NaN();
+  const double h = 0.5 * x, q = h * h;
+  double term = nu == 0 ? 1.0 : h, sum = term;
+  for (int k = 1; k < 2000; ++k) {
+    term *= q / (double(k) * double(k + nu));
+    sum += term;
+    if (fabs(term) <= 1e-17 * fabs(sum)) break;
+  }
+  return static_cast<T>(sum);
+}
 
 // ---- binary --------------------------------------------------------------------
 

@@ -51,7 +51,7 @@ constexpr const char* kLossNames[] = {"mse", "l1", "huber", "smooth_l1", "bce", 
 constexpr const char* kScanNames[] = {"cumprod", "cummax", "cummin", "logcumsumexp"};
 constexpr const char* kScatterReduceNames[] = {"sum", "prod", "amax", "amin"};
 
-constexpr int kMaxOps = 64;  // op slots per entry; an op beyond the name lists shows as "op#N"
+constexpr int kMaxOps = 72;  // op slots per entry; an op beyond the name lists shows as "op#N"
 
 struct Slot {
   std::atomic<int64_t> calls{0}, self_ns{0}, total_ns{0};

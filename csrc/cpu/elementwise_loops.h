@@ -233,6 +233,16 @@ void unary_float_math(UnaryOp op, const Tensor& out, const Tensor& in, UnaryPara
     case UnaryOp::Softshrink: return unary_apply<T, T>(out, in, [=](T x) { return emath::softshrink(x, pa); });
     case UnaryOp::Hardshrink: return unary_apply<T, T>(out, in, [=](T x) { return emath::hardshrink(x, pa); });
     case UnaryOp::Threshold: return unary_apply<T, T>(out, in, [=](T x) { return emath::threshold(x, pa, pb); });
+    case UnaryOp::Erfc: return unary_apply<T, T>(out, in, [](T x) { return emath::erfc_(x); });
+    case UnaryOp::Erfinv: return unary_apply<T, T>(out, in, emath::erfinv<T>);
+    case UnaryOp::Lgamma: return unary_apply<T, T>(out, in, [](T x) { return emath::lgamma_(x); });
+    case UnaryOp::Digamma: return unary_apply<T, T>(out, in, emath::digamma<T>);
+    case UnaryOp::Polygamma: {
+      const int n = static_cast<int>(p.a);
+      return unary_apply<T, T>(out, in, [n](T x) { return emath::polygamma(x, n); });
+    }
+    case UnaryOp::I0: return unary_apply<T, T>(out, in, [](T x) { return emath::bessel_i(x, 0); });
+    case UnaryOp::I1: return unary_apply<T, T>(out, in, [](T x) { return emath::bessel_i(x, 1); });
     default: break;
   }
   throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));

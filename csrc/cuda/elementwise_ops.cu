@@ -158,6 +158,13 @@ __device__ __forceinline__ T unary_float_math(UnaryOp op, T x, T pa, T pb, T pc)
     case UnaryOp::Softshrink: return emath::softshrink(x, pa);
     case UnaryOp::Hardshrink: return emath::hardshrink(x, pa);
     case UnaryOp::Threshold: return emath::threshold(x, pa, pb);
+    case UnaryOp::Erfc: return emath::erfc_(x);
+    case UnaryOp::Erfinv: return emath::erfinv(x);
+    case UnaryOp::Lgamma: return emath::lgamma_(x);
+    case UnaryOp::Digamma: return emath::digamma(x);
+    case UnaryOp::Polygamma: return emath::polygamma(x, static_cast<int>(pa));
+    case UnaryOp::I0: return emath::bessel_i(x, 0);
+    case UnaryOp::I1: return emath::bessel_i(x, 1);
     default: return x;
   }
 }

@@ -343,6 +343,9 @@ bool needs_float(UnaryOp op) {
     case UnaryOp::Tan: case UnaryOp::Asin: case UnaryOp::Acos: case UnaryOp::Atan: case UnaryOp::Sinh:
     case UnaryOp::Cosh: case UnaryOp::Asinh: case UnaryOp::Acosh: case UnaryOp::Atanh: case UnaryOp::Log2:
     case UnaryOp::Log10: case UnaryOp::Exp2:
+    // special functions: integers give float32, as in PyTorch
+    case UnaryOp::Erf: case UnaryOp::Erfc: case UnaryOp::Erfinv: case UnaryOp::Lgamma: case UnaryOp::Digamma:
+    case UnaryOp::Polygamma: case UnaryOp::I0: case UnaryOp::I1:
       return true;
     default:
       return false;

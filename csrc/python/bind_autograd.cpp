@@ -137,6 +137,28 @@ void bind_autograd(py::module_& m) {
         }
         return t;
       })
+      // The in-place view ops (unsqueeze_, t_, transpose_, ...; aakaar/tensor_api.py): this
+      // tensor takes the geometry of `view`, a view of it made by the out-of-place op.
+      // A tensor in a graph keeps its old shape there, so one requiring grad is refused.
+      .def("_set_geometry_", [](const TensorPtr& t, const TensorPtr& view, const char* op) {
+        AK_CHECK(view->storage == t->storage, ValueError, op, ": internal error, not a view of self");
+        AK_CHECK(!(autograd::requires_grad(t) && autograd::grad_enabled()), RuntimeError, op,
+                 ": in-place change of shape of a tensor that requires grad is not supported; use the "
+                 "out-of-place form (", op, " without the underscore) or call it under no_grad()");
+        t->shape = view->shape;
+        t->strides = view->strides;
+        t->offset = view->offset;
+        return t;
+      }, py::arg("view"), py::arg("op"))
+      // tensor.data = other (as torch): this tensor now shows other's memory, shape and dtype,
+      // keeping its own autograd state (requires_grad, .grad).
+      .def("_set_data", [](const TensorPtr& t, const TensorPtr& other) {
+        t->storage = other->storage;
+        t->shape = other->shape;
+        t->strides = other->strides;
+        t->offset = other->offset;
+        t->dtype = other->dtype;
+      }, py::arg("other"))
       .def("_backward", [](const TensorPtr& t, py::object gradient, bool retain_graph, bool create_graph,
                            py::object inputs) {
         autograd::TensorList grads{gradient.is_none() ? nullptr : gradient.cast<TensorPtr>()};

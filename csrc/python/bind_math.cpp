@@ -50,6 +50,12 @@ UnaryParams params(double a, double b = 0) {
   return p;
 }
 
+// torch refuses a negative order with a RuntimeError (ArgumentError is one).
+UnaryParams polygamma_params(int64_t n) {
+  AK_CHECK(n >= 0, ValueError, "polygamma(n, x) does not support negative n, got n = ", n);
+  return params(static_cast<double>(n));
+}
+
 void check_celu_alpha(double alpha) {
   AK_CHECK(alpha != 0, ValueError, "celu: alpha must not be 0 (it divides the input: ZeroDivisionError)");
 }
@@ -77,7 +83,22 @@ void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   AK_MATH_UNARY("frac", Frac, "fractional part, x - trunc(x)")
   AK_MATH_UNARY("sgn", Sign, "sign (sgn is sign for real tensors)")
   AK_MATH_UNARY("bitwise_not", BitwiseNot, "bitwise not (logical not of a bool tensor)")
+  // special functions (torch's algorithms, core/elementwise_math.h; real dtypes only)
+  AK_MATH_UNARY("erf", Erf, "error function")
+  AK_MATH_UNARY("erfc", Erfc, "complementary error function, 1 - erf(x) without cancellation")
+  AK_MATH_UNARY("erfinv", Erfinv, "inverse error function (NaN outside [-1, 1], +-inf at +-1)")
+  AK_MATH_UNARY("lgamma", Lgamma, "log |gamma(x)|")
+  AK_MATH_UNARY("digamma", Digamma, "digamma, the derivative of lgamma (-inf at +0, +inf at -0, NaN at negative integers)")
+  AK_MATH_UNARY("i0", I0, "modified Bessel function of the first kind, order 0")
 #undef AK_MATH_UNARY
+  cls.def("_special_i1", [](const TensorPtr& t) { return ops::unary(UnaryOp::I1, t); },
+          "Modified Bessel function of the first kind, order 1 (aakaar.special.i1).");
+  cls.def("polygamma", [](const TensorPtr& t, int64_t n) { return ops::unary(UnaryOp::Polygamma, t, polygamma_params(n)); },
+          py::arg("n"), "The n-th derivative of digamma (n >= 0; n = 0 is digamma).");
+  cls.def("polygamma_", [](const TensorPtr& t, int64_t n) {
+    ops::unary_(UnaryOp::Polygamma, t, polygamma_params(n));
+    return t;
+  }, py::arg("n"), "In-place polygamma; returns self.");
 #define AK_PREDICATE(name, OP, doc) \
   cls.def(name, [](const TensorPtr& t) { return ops::unary(UnaryOp::OP, t); }, "Bool tensor: " doc ".");
   AK_PREDICATE("isnan", IsNan, "where the element is NaN")
