@@ -47,6 +47,14 @@ void check_conv2d_args(const TensorPtr& x, const TensorPtr& w, const TensorPtr& 
   for (int i = 0; i < 4; ++i)
     AK_CHECK(c.padding[i] >= 0, ValueError, "conv2d: negative padding is not supported, got padding (top, bottom, "
              "left, right) = (", c.padding[0], ", ", c.padding[1], ", ", c.padding[2], ", ", c.padding[3], ")");
+  // PyTorch's two checks on sizes: an output channel at least, and a plane that is not empty
+  // unless the batch or the channels are (then there is nothing to convolve at all).
+  AK_CHECK(w->shape[2] > 0 && w->shape[3] > 0, ValueError, "conv2d: kernel size should be greater than zero, but got "
+           "weight of size ", shape_str(w->shape));
+  AK_CHECK(w->shape[0] > 0, ValueError, "conv2d: given groups=", c.groups, ", expected weight to be at least 1 at "
+           "dimension 0, but got weight of size ", shape_str(w->shape), " instead");
+  AK_CHECK(x->shape[0] == 0 || x->shape[1] == 0 || (x->shape[2] > 0 && x->shape[3] > 0), ValueError,
+           "conv2d: only zero batch or zero channel inputs are supported, but got input shape: ", shape_str(x->shape));
   AK_CHECK(w->shape[0] % c.groups == 0, ValueError, "conv2d: given groups=", c.groups,
            ", expected weight to be divisible by ", c.groups, " at dimension 0, but got weight of size ",
            shape_str(w->shape), " instead");
@@ -212,6 +220,10 @@ TensorPtr conv2d_weight_grad(const TensorPtr& g, const TensorPtr& x, const Shape
 }
 
 std::pair<TensorPtr, TensorPtr> max_pool2d(const TensorPtr& x, const Pool2dArgs& a, bool ceil_mode) {
+  if (x && is_reduced_float(x->dtype)) {  // in float32, which holds every 16-bit value: the same maxima, indices
+    auto [out, idx] = max_pool2d(to_dtype(x, DType::Float32), a, ceil_mode);
+    return {to_dtype(out, x->dtype), idx};
+  }
   int64_t Ho = 0, Wo = 0;
   const TensorPtr xp = pool_planes(x, a, ceil_mode, "max_pool2d", Ho, Wo);
   const Backend& be = backend_with(x, [](const Backend& be) { return be.max_pool2d != nullptr; }, "max_pool2d");
