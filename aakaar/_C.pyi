@@ -571,9 +571,9 @@ class Tensor:
         """
         In-place cosh; returns self.
         """
-    def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    def cumsum(self, dim: typing.SupportsInt | typing.SupportsIndex, *, dtype: typing.Any = None) -> Tensor:
         """
-        Cumulative sum along dim; ints accumulate in int64.
+        Cumulative sum along dim; ints accumulate in int64 (dtype=: converted first, the result in that dtype).
         """
     def data_ptr(self) -> int:
         """

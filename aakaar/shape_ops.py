@@ -202,8 +202,12 @@ def _unique_dim(input: Tensor, d: int, return_inverse: bool, return_counts: bool
 # ---- scans -----------------------------------------------------------------------------------------
 
 def cumprod(input: Tensor, dim: int, *, dtype: Any = None) -> Tensor:
-    """Cumulative product along ``dim`` (integers and bool in int64); the gradient handles zeros."""
-    return _C._cumprod(input if dtype is None else input.to(dtype), dim)
+    """Cumulative product along ``dim`` (integers and bool in int64); the gradient handles zeros.
+
+    ``dtype``: the input is converted first and the result has that dtype (an int32 result wraps
+    at 32 bits: the low bits of the int64 product), as in PyTorch."""
+    out = _C._cumprod(input if dtype is None else input.to(dtype), dim)
+    return out if dtype is None or out.dtype == dtype else out.to(dtype)
 
 
 def cummax(input: Tensor, dim: int) -> cummax_result:

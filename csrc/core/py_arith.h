@@ -126,8 +126,10 @@ AK_HD T int_pow(T base, T exp) {
 // x86 the hardware answers with INT64_MIN. We give that same answer, on
 // purpose and on every device: float -> int64 is INT64_MIN when out of range,
 // float -> uint8 goes through int64 and wraps (as PyTorch's does, so -1.0
-// becomes 255; int8/int16/int32 the same way), anything -> bool is "nonzero"
-// (NaN is true); float16 and bfloat16 convert through float32.
+// becomes 255); float -> int32, int16 and int8 go through int32 (the x86
+// conversion PyTorch's casts compile to), INT32_MIN when out of its range, then
+// keep the low bits (so 40000.0 is -25536 in int16, and 3e9 is 0); anything ->
+// bool is "nonzero" (NaN is true); float16 and bfloat16 convert through float32.
 template <typename D, typename S>
 AK_HD D convert_value(S x) {
   if constexpr (std::is_same_v<S, Half> || std::is_same_v<S, BFloat16>) {
@@ -136,6 +138,12 @@ AK_HD D convert_value(S x) {
     return x != S(0);
   } else if constexpr (std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>) {
     return D(static_cast<float>(x));  // through float32, as PyTorch's c10::Half and BFloat16 do
+  } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D> && std::is_signed_v<D> &&
+                       sizeof(D) <= 4) {
+    // -2^31 <= x < 2^31 (both bounds exact in float and double); NaN fails both.
+    const bool fits = x >= S(-2147483648.0) && x < S(2147483648.0);
+    const int32_t i = fits ? static_cast<int32_t>(x) : static_cast<int32_t>(-2147483647 - 1);
+    return static_cast<D>(i);  // int32 -> a narrower integer keeps the low bits (defined)
   } else if constexpr (std::is_floating_point_v<S> && std::is_integral_v<D>) {
     // -2^63 <= x < 2^63 (both bounds exact in float and double); NaN fails both.
     const bool fits = x >= S(-9223372036854775808.0) && x < S(9223372036854775808.0);

@@ -108,10 +108,11 @@ __global__ void reduce_block_per_row(RowPlan p, const T* in, T* out, Reducer<T> 
       const int64_t stride = static_cast<int64_t>(blockDim.x) * chunks;
       const int64_t j = static_cast<int64_t>(blockIdx.y) * blockDim.x + threadIdx.x;
       // The op is the same for the whole grid; a sum gets a loop of plain additions
-      // rather than the switch over ops in every combine.
+      // rather than the switch over ops in every combine (wrap_add: a float's +, an
+      // integer's wrapping + with defined arithmetic -- int64 a + b may overflow).
       bool plain_sum = false;  // (a sum of bools is an "or": it keeps the general combine)
       if constexpr (!std::is_same_v<T, bool>) plain_sum = r.op == ReduceOp::Sum;
-      acc = plain_sum ? sweep(row, j, stride, p.cols, acc, [](T a, T b) { return static_cast<T>(a + b); })
+      acc = plain_sum ? sweep(row, j, stride, p.cols, acc, [](T a, T b) { return py_arith::wrap_add(a, b); })
                       : sweep(row, j, stride, p.cols, acc, [&r](T a, T b) { return r.combine(a, b); });
     } else {
       for (int64_t j = c0 + threadIdx.x; j < c1; j += blockDim.x) {

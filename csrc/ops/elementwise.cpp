@@ -8,7 +8,18 @@
 
 namespace aakaar::ops {
 
-DType result_type(const TensorPtr& a, const TensorPtr& b) { return promote_types(a->dtype, b->dtype); }
+// PyTorch's rule for a 0-d tensor beside a dimensioned one (c10's combine_categories): the 0-d one
+// only counts when it is of a higher kind (bool < integer < floating), as a Python number does:
+// uint8 (3,) with an int64 0-d tensor is uint8, float16 (3,) with a float64 0-d tensor is float16,
+// int8 (3,) with a float64 0-d tensor is float64. Two 0-d or two dimensioned tensors: the table.
+DType result_type(const TensorPtr& a, const TensorPtr& b) {
+  const bool a0 = a->ndim() == 0, b0 = b->ndim() == 0;
+  if (a0 == b0) return promote_types(a->dtype, b->dtype);
+  const DType dim = a0 ? b->dtype : a->dtype, zero = a0 ? a->dtype : b->dtype;
+  if (is_floating(dim)) return dim;
+  if (dim == DType::Bool || is_floating(zero)) return promote_types(dim, zero);
+  return dim;
+}
 
 TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
   // A Python number does not widen a tensor of its own kind (float32 + 2.5
@@ -130,13 +141,16 @@ bool any_true(const TensorPtr& mask) {
   return r->data<bool>()[0];
 }
 
-void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b) {
-  if (is_floating(dt)) return;
+// (Nothing is computed for an empty result, so nothing is divided by zero: torch's rule too.)
+void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b, const Shape& result) {
+  if (is_floating(dt) || shape_numel(result) == 0) return;
   if (op == BinaryOp::FloorDiv || op == BinaryOp::Mod || op == BinaryOp::Fmod || op == BinaryOp::DivTrunc) {
     TensorPtr zero = binary_scalar(BinaryOp::Eq, b, Scalar::from_int(0), false);
     AK_CHECK(!any_true(zero), RuntimeError,
              "ZeroDivisionError: integer ", op_name(op), " by zero");
   }
+  // A negative integer exponent is refused, as numpy refuses it (PyTorch refuses a negative
+  // number but computes a tensor of them, truncating 1 / base^-e to 0: 2 ** -1 == 0 there).
   if (op == BinaryOp::Pow && dt != DType::UInt8) {
     TensorPtr neg = binary_scalar(BinaryOp::Lt, b, Scalar::from_int(0), false);
     AK_CHECK(!any_true(neg), ValueError,
@@ -159,7 +173,7 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   const DType promoted = result_type(a, b), dt = compute_dtype(op, promoted);
   const Shape shape = broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
-  check_int_divisor(op, dt, cb);
+  check_int_divisor(op, dt, cb, shape);
   TensorPtr out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : dt, a->device());
   if (ca->shape != shape) ca = expand(ca, shape);
   if (cb->shape != shape) cb = expand(cb, shape);
@@ -196,10 +210,8 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
 void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   check_same_device(self, other, op_name(op));
   check_bool_sub(op, self->dtype, other->dtype);
-  if (autograd::inplace_needs_history(self, {&other})) {
-    AK_CHECK(!is_comparison(op), RuntimeError, op_name(op), "_: in-place comparison on a tensor in the autograd graph");
-    return autograd::inplace_with_history(self, op_name(op), [&] { return binary(op, clone(self), other); });
-  }
+  // The result's dtype and shape are checked first, on every road: the autograd one below would
+  // otherwise write a broadcast result into a smaller self (c.mul_(y) with y widening c).
   const DType dt = compute_dtype(op, result_type(self, other));
   const DType out_dt = is_comparison(op) ? DType::Bool : dt;
   AK_CHECK(can_cast(out_dt, self->dtype), TypeError, op_name(op), "_: result type ", dtype_name(out_dt),
@@ -207,9 +219,13 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   const Shape shape = broadcast_shapes(self->shape, other->shape);
   AK_CHECK(shape == self->shape, ValueError, op_name(op), "_: output with shape ", shape_str(self->shape),
            " doesn't match the broadcast shape ", shape_str(shape));
+  if (autograd::inplace_needs_history(self, {&other})) {
+    AK_CHECK(!is_comparison(op), RuntimeError, op_name(op), "_: in-place comparison on a tensor in the autograd graph");
+    return autograd::inplace_with_history(self, op_name(op), [&] { return binary(op, clone(self), other); });
+  }
   check_no_internal_overlap(self, op_name(op));
   TensorPtr b = to_dtype(other, dt);
-  check_int_divisor(op, dt, b);
+  check_int_divisor(op, dt, b, shape);
   // Reading `other` while writing `self` is safe only if they are the same
   // view or do not share memory; otherwise work from a copy.
   if (b->storage == self->storage && (b->offset != self->offset || b->strides != self->strides)) b = clone(b);
@@ -225,18 +241,23 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
 }
 
 namespace {
-// torch's rule: an integer result takes an integer alpha (2.5 * an int64
-// tensor has no int64 answer), a bool one a bool alpha.
+// torch's rule: an integer (or bool) result takes an integer alpha (2.5 * an
+// int64 tensor has no int64 answer), and a bool alpha only a bool result
+// (True * 3 has no meaning torch gives it). A bool result takes any integer
+// alpha: a + alpha * b is then a or (b and alpha != 0), as in torch.
 void check_alpha(BinaryOp op, DType a, DType b, DType result, Scalar alpha) {
   AK_CHECK(op == BinaryOp::Add || op == BinaryOp::Sub, ValueError, "alpha is taken by add and sub only");
   check_bool_sub(op, a, b);
   AK_CHECK(is_floating(result) || alpha.kind != Scalar::Kind::Float, TypeError, op_name(op),
            "(): alpha must be an integer for an integer (", dtype_name(result), ") result, got ", alpha.f);
-  AK_CHECK(result != DType::Bool || alpha.kind == Scalar::Kind::Bool, TypeError, op_name(op),
-           "(): alpha must be a bool for a bool result");
+  AK_CHECK(result == DType::Bool || alpha.kind != Scalar::Kind::Bool, RuntimeError, op_name(op),
+           "(): a bool alpha is only supported for a bool result, not ", dtype_name(result));
 }
 
-bool alpha_is_one(Scalar alpha) { return alpha.kind != Scalar::Kind::Float && alpha.i == 1; }
+// alpha == 1, or (a bool result) any nonzero alpha: a plain a + b.
+bool alpha_is_one(Scalar alpha, DType result) {
+  return alpha.kind != Scalar::Kind::Float && (alpha.i == 1 || (result == DType::Bool && alpha.i != 0));
+}
 
 // The factor of b in a + factor * b.
 double signed_alpha(BinaryOp op, Scalar alpha) { return op == BinaryOp::Sub ? -alpha.to_double() : alpha.to_double(); }
@@ -251,7 +272,9 @@ TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scal
   check_same_device(a, b, op_name(op));
   const DType dt = result_type(a, b);
   check_alpha(op, a->dtype, b->dtype, dt, alpha);
-  if (alpha_is_one(alpha)) return binary(op, a, b);
+  if (alpha_is_one(alpha, dt)) return binary(op, a, b);
+  if (dt == DType::Bool)  // a or (b and False): a, broadcast against b
+    return binary(BinaryOp::LogicalOr, a, binary_scalar(BinaryOp::LogicalAnd, b, Scalar::from_bool(false), false));
   if (fused_alpha(dt, a->device()) && !autograd::should_record({&a, &b})) {
     const Shape shape = broadcast_shapes(a->shape, b->shape);
     TensorPtr out = Tensor::empty(shape, dt, a->device());
@@ -265,8 +288,11 @@ TensorPtr binary_alpha(BinaryOp op, const TensorPtr& a, const TensorPtr& b, Scal
 
 void binary_alpha_(BinaryOp op, const TensorPtr& self, const TensorPtr& other, Scalar alpha) {
   check_same_device(self, other, op_name(op));
-  check_alpha(op, self->dtype, other->dtype, result_type(self, other), alpha);
-  if (alpha_is_one(alpha)) return binary_(op, self, other);
+  const DType dt = result_type(self, other);
+  check_alpha(op, self->dtype, other->dtype, dt, alpha);
+  if (alpha_is_one(alpha, dt)) return binary_(op, self, other);
+  if (dt == DType::Bool)  // self |= other and False: nothing changes, but the shapes are checked
+    return binary_(BinaryOp::LogicalOr, self, binary_scalar(BinaryOp::LogicalAnd, other, Scalar::from_bool(false), false));
   const bool same_memory = other->storage == self->storage;
   const bool same_view = same_memory && other->offset == self->offset && other->strides == self->strides;
   if (fused_alpha(self->dtype, self->device()) && other->dtype == self->dtype && (!same_memory || same_view) &&
@@ -408,6 +434,11 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!((op == UnaryOp::Relu || op == UnaryOp::Abs) && t->dtype == DType::Bool), TypeError,
            op == UnaryOp::Relu ? "relu" : "abs", ": not supported for bool tensors (as in PyTorch); convert first, "
            "e.g. x.to(aakaar.uint8)");
+  // Rounding a bool: PyTorch has no kernel for it (NotImplementedError, a RuntimeError), so neither do we
+  // (it would be the identity; refusing keeps code that runs here running there).
+  const bool rounding = op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round || op == UnaryOp::Trunc;
+  AK_CHECK(!(rounding && t->dtype == DType::Bool), NotImplementedError, "floor/ceil/round/trunc: not implemented for "
+           "bool tensors (as in PyTorch); convert first, e.g. x.to(aakaar.uint8)");
   if (is_reduced_float(t->dtype))  // computed in float32, rounded once (as PyTorch's CPU kernels)
     return op == UnaryOp::LogicalNot || is_predicate(op) ? unary(op, to_dtype(t, DType::Float32), p)
                                      : to_dtype(unary(op, to_dtype(t, DType::Float32), p), t->dtype);

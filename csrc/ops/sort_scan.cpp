@@ -4,7 +4,6 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
-#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 
@@ -16,11 +15,11 @@ const Backend& backend_with(Device device, bool has_entry, const char* op) {
 }
 
 std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim, bool largest) {
-  if (is_reduced_float(t->dtype)) {  // float32 holds every 16-bit value: the same order, the same indices
-    auto [values, indices] = topk(as_float32(t), k, dim, largest);
-    return {to_dtype(values, t->dtype), indices};
-  }
   dim = t->wrap_dim(dim);
+  if (is_reduced_float(t->dtype)) {  // float32 holds every 16-bit value: the same order, the same indices
+    auto [v, i] = topk(to_dtype(t, DType::Float32), k, dim, largest);
+    return {to_dtype(v, t->dtype), i};
+  }
   TensorPtr x = t->ndim() == 0 ? reshape(t, {1}) : t;
   const int64_t n = x->shape[dim];
   AK_CHECK(k >= 0 && k <= n, RuntimeError, "selected index k out of range (k = ", k, ", size of dim ", dim, " = ", n,
@@ -33,7 +32,9 @@ std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim,
   if (values->numel() > 0) b.sort(*values, *indices, *x, dim, largest, k);
   // The values are x gathered at the indices: their gradient is gather's.
   if (is_floating(x->dtype) && autograd::should_record({&x})) autograd::record_gather(values, x, dim, indices);
-  if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
+  // A 0-d input gives 0-d results, k = 0 too (PyTorch's rule: its one element, unsorted).
+  if (t->ndim() == 0) return k == 0 ? std::pair{clone(t), full({}, Scalar::from_int(0), DType::Int64, t->device())}
+                                    : std::pair{reshape(values, {}), reshape(indices, {})};
   return {values, indices};
 }
 
@@ -68,7 +69,8 @@ TensorPtr scan_input(const TensorPtr& t, int64_t& dim, bool promote) {
 }  // namespace
 
 TensorPtr cumprod(const TensorPtr& t, int64_t dim) {
-  if (is_reduced_float(t->dtype)) return to_dtype(cumprod(as_float32(t), dim), t->dtype);  // each product rounded once
+  // float16 / bfloat16: in float32, each result rounded once (PyTorch's CPU kernels accumulate so).
+  if (is_reduced_float(t->dtype)) return to_dtype(cumprod(to_dtype(t, DType::Float32), dim), t->dtype);
   TensorPtr x = scan_input(t, dim, true);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, "cumprod");
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());
@@ -78,11 +80,11 @@ TensorPtr cumprod(const TensorPtr& t, int64_t dim) {
 }
 
 std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_max) {
-  if (is_reduced_float(t->dtype)) {
-    auto [values, indices] = cummax(as_float32(t), dim, is_max);
-    return {to_dtype(values, t->dtype), indices};
-  }
   const char* name = is_max ? "cummax" : "cummin";
+  if (is_reduced_float(t->dtype)) {  // exact in float32: the same values, the same indices
+    auto [v, i] = cummax(to_dtype(t, DType::Float32), dim, is_max);
+    return {to_dtype(v, t->dtype), i};
+  }
   TensorPtr x = scan_input(t, dim, false);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, name);
   TensorPtr values = Tensor::empty(x->shape, x->dtype, x->device());
@@ -94,10 +96,11 @@ std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_
 }
 
 TensorPtr logcumsumexp(const TensorPtr& t, int64_t dim) {
+  t->wrap_dim(dim);  // a bad dim is an IndexError before the dtype is looked at (PyTorch's order)
+  if (is_reduced_float(t->dtype)) return to_dtype(logcumsumexp(to_dtype(t, DType::Float32), dim), t->dtype);
   // PyTorch's class for a dtype the op has no kernel for.
   AK_CHECK(is_floating(t->dtype), NotImplementedError, "\"logcumsumexp\" not implemented for '",
            dtype_name(t->dtype), "': it needs a floating point tensor");
-  if (is_reduced_float(t->dtype)) return to_dtype(logcumsumexp(as_float32(t), dim), t->dtype);
   TensorPtr x = scan_input(t, dim, false);
   const Backend& b = backend_with(x->device(), backend(x->device()).scan != nullptr, "logcumsumexp");
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());

@@ -62,6 +62,10 @@ void check_celu_alpha(double alpha) {
 
 }  // namespace
 
+// a op other for a named method, a Python number taking the operators' road (bind_tensor.cpp).
+// Declared here rather than in convert.h, which every binding file includes.
+TensorPtr binary_any(BinaryOp op, const TensorPtr& a, py::handle other, const char* what);
+
 void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   // ---- unary methods, each with its in-place form ----
 #define AK_MATH_UNARY(name, OP, doc)                                                                       \
@@ -118,7 +122,7 @@ void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
 
   // ---- binary methods ----
 #define AK_MATH_BINARY(name, OP, doc)                                                                               \
-  cls.def(name, [](const TensorPtr& a, py::handle b) { return ops::binary(BinaryOp::OP, a, as_tensor(b, a, name)); }, \
+  cls.def(name, [](const TensorPtr& a, py::handle b) { return binary_any(BinaryOp::OP, a, b, name); }, \
           py::arg("other"), "Elementwise " doc ", with broadcasting and type promotion.");
 #define AK_MATH_BINARY_(name, OP)                                                                        \
   cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace(BinaryOp::OP, a, b, name "_"); }, \
@@ -151,7 +155,7 @@ void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   // div with torch's rounding_mode (None: true division; 'trunc'; 'floor'), and its aliases.
   for (const char* name : {"div", "divide"}) {
     cls.def(name, [](const TensorPtr& a, py::handle b, py::handle rounding_mode) {
-      return ops::binary(div_op(rounding_mode), a, as_tensor(b, a, "div"));
+      return binary_any(div_op(rounding_mode), a, b, "div");
     }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(),
     "self / other; rounding_mode='trunc' rounds towards zero, 'floor' towards -inf (integers stay integers).");
     cls.def((std::string(name) + "_").c_str(), [](const TensorPtr& a, py::handle b, py::handle rounding_mode) {
@@ -159,7 +163,7 @@ void bind_math(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       return a;
     }, py::arg("other"), py::kw_only(), py::arg("rounding_mode") = py::none(), "In-place div; returns self.");
   }
-  cls.def("true_divide", [](const TensorPtr& a, py::handle b) { return ops::binary(BinaryOp::Div, a, as_tensor(b, a, "true_divide")); },
+  cls.def("true_divide", [](const TensorPtr& a, py::handle b) { return binary_any(BinaryOp::Div, a, b, "true_divide"); },
           py::arg("other"), "self / other in floating point (div with no rounding_mode).");
 
   // ---- operators: & | ^ on integers and bool (bitwise; logical for bool), ~, << and >> ----

@@ -292,6 +292,23 @@ py::object binary_op(BinaryOp op, const TensorPtr& a, py::handle other, bool rev
   return py::reinterpret_borrow<py::object>(Py_NotImplemented);
 }
 
+// a op other for a named method (a.mul(other), a.div(other), a.fmod(other), ...): a Python number
+// takes the operators' road (ops::binary_scalar: uint8.div(-3) divides by -3, not by 253;
+// float16.mul(1e10) uses the number unrounded), anything else is made a tensor (as_tensor).
+// (Declared where it is used, in bind_math.cpp too.)
+TensorPtr binary_any(BinaryOp op, const TensorPtr& a, py::handle other, const char* what) {
+  if (!py::isinstance<Tensor>(other))
+    if (auto s = as_scalar(other)) return ops::binary_scalar(op, a, *s, false);
+  return ops::binary(op, a, as_tensor(other, a, what));
+}
+
+// The other operand of add / sub (which take alpha): a Python bool stays a bool (a 0-d bool
+// tensor, which promotion then treats as the number it is), so that x.sub(True) is refused
+// as x - True is, and as PyTorch refuses both.
+TensorPtr alpha_operand(py::handle b, const TensorPtr& a, const char* what) {
+  return as_tensor(b, py::isinstance<py::bool_>(b) ? nullptr : a, what);
+}
+
 TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
   AK_CHECK(!lo.is_none() || !hi.is_none(), ValueError, "clamp: at least one of min and max must be given");
   if (py::isinstance<Tensor>(lo) || py::isinstance<Tensor>(hi))
@@ -418,17 +435,17 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("bmm", &ops::bmm, py::arg("mat2"), "Batched product of two 3-D tensors (batch, n, m) @ (batch, m, p).");
 
 #define AK_NAMED_BINARY(name, OP)                                                                   \
-  cls.def(name, [](const TensorPtr& a, py::handle b) { return ops::binary(BinaryOp::OP, a, as_tensor(b, a, name)); }, \
+  cls.def(name, [](const TensorPtr& a, py::handle b) { return binary_any(BinaryOp::OP, a, b, name); }, \
           py::arg("other"), "Elementwise " name " with broadcasting and type promotion; other may be a tensor or a number."); \
   cls.def(name "_", [](const TensorPtr& a, py::handle b) { return inplace_op(BinaryOp::OP, a, b); }, py::arg("other"), \
           "In-place " name ": the result must keep self's shape and dtype; returns self.");
 #define AK_ALPHA_BINARY(name, OP, SYM)                                                                  \
   cls.def(name, [](const TensorPtr& a, py::handle b, py::handle alpha) {                               \
-    return ops::binary_alpha(BinaryOp::OP, a, as_tensor(b, a, name), to_scalar(alpha, name "(): alpha")); \
+    return ops::binary_alpha(BinaryOp::OP, a, alpha_operand(b, a, name), to_scalar(alpha, name "(): alpha")); \
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,                                            \
   "Elementwise self " SYM " alpha * other, with broadcasting and type promotion; other may be a tensor or a number."); \
   cls.def(name "_", [](const TensorPtr& a, py::handle b, py::handle alpha) {                           \
-    ops::binary_alpha_(BinaryOp::OP, a, as_tensor(b, a, name "_"), to_scalar(alpha, name "_(): alpha")); \
+    ops::binary_alpha_(BinaryOp::OP, a, alpha_operand(b, a, name "_"), to_scalar(alpha, name "_(): alpha")); \
     return a;                                                                                          \
   }, py::arg("other"), py::kw_only(), py::arg("alpha") = 1,                                            \
   "In-place self " SYM " alpha * other: the result must keep self's shape and dtype; returns self. Outside the autograd graph, on the CPU, one fused pass.");
@@ -554,7 +571,14 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       }, py::arg("dim"), py::arg("keepdim") = false, "log(sum(exp(x))) over dim, computed stably by shifting by the maximum.")
       .def("softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, false); }, py::arg("dim"), "exp(x) / sum(exp(x)) along dim, computed stably (max subtracted first).")
       .def("log_softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, true); }, py::arg("dim"), "log(softmax(x)) along dim, computed stably.")
-      .def("cumsum", &ops::cumsum, py::arg("dim"), "Cumulative sum along dim; ints accumulate in int64.");
+      .def("cumsum", [](const TensorPtr& t, int64_t dim, py::object dtype) {
+        // dtype=: the input converted first, the result in that dtype (an int32 result wraps at 32 bits,
+        // which the int64 running sum's low bits are), as in PyTorch.
+        const auto dt = to_optional_dtype(dtype);
+        TensorPtr out = ops::cumsum(dt ? ops::to_dtype(t, *dt) : t, dim);
+        return dt && out->dtype != *dt ? ops::to_dtype(out, *dt) : out;
+      }, py::arg("dim"), py::kw_only(), py::arg("dtype") = py::none(),
+      "Cumulative sum along dim; ints accumulate in int64 (dtype=: converted first, the result in that dtype).");
 
   // ---- indexing ----
   cls.def("index_select", &ops::index_select, py::arg("dim"), py::arg("index"), "The entries at `index` (1-D int64, no negatives) along dim, as a copy.")

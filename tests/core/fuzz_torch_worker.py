@@ -15,8 +15,9 @@ aakaar raises, its error must be one of its documented types; where torch
 raises, aakaar must raise an exception caught as torch's is (except the
 documented acceptances in fuzz_torch_common.torch_refusal_we_accept). In this
 group ("ops") aakaar may refuse inputs PyTorch accepts (on purpose, listed in
-test_torch_errors.py); the groups "matmul", "index" (fuzz_torch_matmul_index.py)
-and "autograd" (fuzz_torch_autograd.py) allow only the refusals they document.
+test_torch_errors.py); the groups "matmul", "index" (fuzz_torch_matmul_index.py),
+"autograd" (fuzz_torch_autograd.py), "math" and "sortconv" (fuzz_torch_math.py)
+allow only the refusals they document.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import aakaar as ak
 from fuzz_torch_autograd import AUTOGRAD_CASES, run_autograd_case
 from fuzz_torch_common import OUTCOMES, ALLOWED, BIG, DTYPES, SPECIAL_FLOATS, SPECIAL_INTS, Skip, arrays, compare
 from fuzz_torch_matmul_index import INDEX_CASES, MATMUL_CASES, run_index_case, run_matmul_case
+from fuzz_torch_math import MATH_CASES, SORTCONV_CASES, run_math_case, run_sortconv_case
 
 @st.composite
 def viewed(draw):
@@ -122,10 +124,6 @@ def run_case(case):
         (arr1, s1), (arr2, s2), op = case[1], case[2], case[3]
         a1, t1 = prepared(arr1, s1)
         a2, t2 = prepared(arr2, s2)
-        if (a1.ndim == 0) != (a2.ndim == 0) and a1.dtype != a2.dtype:
-            # PyTorch lets a dimensioned tensor win over a 0-d one of another dtype (uint8 + int64 0-d
-            # is uint8); aakaar's one promotion table does not (csrc/core/dtype.h). Not compared.
-            raise Skip
         compare(op, lambda: getattr(a1, op)(a2), lambda: getattr(t1, op)(t2), rtol=1e-5)
     elif kind == "scalar":
         (arr, steps), op, v = case[1], case[2], case[3]
@@ -173,6 +171,8 @@ GROUPS = {
     "matmul": (MATMUL_CASES, run_matmul_case),
     "index": (INDEX_CASES, run_index_case),
     "autograd": (AUTOGRAD_CASES, run_autograd_case),
+    "math": (MATH_CASES, run_math_case),
+    "sortconv": (SORTCONV_CASES, run_sortconv_case),
 }
 
 

@@ -179,6 +179,10 @@ def test_unary_op_on_views(name, chain):
         with pytest.raises(RuntimeError, match="bool"):
             getattr(t, name)()
         return
+    if dt == aakaar.bool and name in ("floor", "ceil", "round"):  # PyTorch has no kernel (NotImplementedError)
+        with pytest.raises(NotImplementedError, match="bool"):
+            getattr(t, name)()
+        return
     if name in POSITIVE_DOMAIN and dt.is_floating_point:
         a = np.abs(a)
         t = t.abs()
@@ -462,8 +466,9 @@ def test_add_alpha_bad_inputs():
         aakaar.tensor([1, 2]).add(aakaar.tensor([1, 2]), alpha=0.5)
     with pytest.raises(TypeError, match="alpha must be an integer"):
         aakaar.tensor([1, 2]).sub_(aakaar.tensor([1, 2]), alpha=0.5)
-    with pytest.raises(TypeError, match="alpha must be a bool"):
-        aakaar.tensor([True]).add(aakaar.tensor([True]), alpha=2)
+    # A bool alpha needs a bool result (a bool result takes an integer alpha: a or (b and alpha != 0)).
+    with pytest.raises(RuntimeError, match="bool alpha"):
+        aakaar.tensor([1]).add(aakaar.tensor([1]), alpha=True)
     with pytest.raises(TypeError, match="bool"):
         aakaar.tensor([True]).sub(aakaar.tensor([True]), alpha=2)
     with pytest.raises(TypeError, match="alpha: expected a number"):

@@ -10,8 +10,13 @@ Groups (one worker process each): "ops" (element-wise ops, views, reductions,
 conversions), "matmul" (shapes, broadcast batch dims, dtype mismatches),
 "index" (basic, advanced and boolean getitem; setitem with broadcasting; out
 of range) and "autograd" (backward through random op chains, gradients
-compared with torch's, errors at backward too). Where torch raises, aakaar
-must raise an exception caught as torch's is (fuzz_torch_common.strict).
+compared with torch's, errors at backward too), "math" (every dtype, the
+16-bit floats and narrow integers included, in promotion against torch; the
+maths API: trigonometric and hyperbolic functions, fmod, copysign, hypot,
+atan2, div's rounding modes, bitwise ops and shifts) and "sortconv" (sort,
+topk, the cumulative ops, and the argument corners of conv2d and max_pool2d;
+fuzz_torch_math.py). Where torch raises, aakaar must raise an exception
+caught as torch's is (fuzz_torch_common.strict).
 
 Size: bounded for CI (a few hundred cases in all, well under a minute on two
 cores). ``AAKAAR_FUZZ_EXAMPLES=20000 pytest tests/core/test_fuzz_against_torch.py``
@@ -35,7 +40,7 @@ WORKER = pathlib.Path(__file__).with_name("fuzz_torch_worker.py")
 EXAMPLES = int(os.environ.get("AAKAAR_FUZZ_EXAMPLES", "300"))
 SEED = int(os.environ.get("AAKAAR_FUZZ_SEED", "15"))
 # Each group's share of the examples.
-SHARES = {"ops": 0.4, "matmul": 0.2, "index": 0.2, "autograd": 0.2}
+SHARES = {"ops": 0.3, "matmul": 0.15, "index": 0.15, "autograd": 0.15, "math": 0.15, "sortconv": 0.1}
 
 
 @pytest.mark.parametrize("group", list(SHARES))

@@ -116,3 +116,60 @@ def test_arange_where_pytorch_overflows_gives_the_true_range():
 
 def test_arange_uint8_wraps_like_torch():
     _same(ak.arange(250, 260, dtype=ak.uint8), torch.arange(250, 260, dtype=torch.uint8))
+
+
+def test_cumprod_of_int64_wraps():
+    a, t = _both(VALS)
+    _same(a.cumprod(0), t.cumprod(0))
+    rows = np.array([VALS, VALS[::-1]], dtype=np.int64)
+    _same(ak.tensor(rows).cumprod(1), torch.tensor(rows).cumprod(1))
+    _same(ak.tensor(rows).t().cumprod(0), torch.tensor(rows).t().cumprod(0))  # a strided walk
+
+
+NARROW = {"int32": (2**31 - 1, -(2**31)), "int16": (2**15 - 1, -(2**15)), "int8": (127, -128), "uint8": (255, 0)}
+
+
+@pytest.mark.parametrize("dtype", list(NARROW))
+@pytest.mark.parametrize("op", ["sum", "prod", "cumsum", "cumprod"])
+def test_narrow_integers_accumulate_in_int64_like_torch(dtype, op):
+    # torch promotes every integer sum, product and scan to int64: the narrow type's overflow is not
+    # reached, int64's is (the products of 40 extremes overflow int64 too, and wrap).
+    hi, lo = NARROW[dtype]
+    a, t = _both([hi, lo, hi, hi - 1, lo, 3] * 7, dtype)
+    args = (0,) if op.startswith("cum") else ()
+    _same(getattr(a, op)(*args), getattr(t, op)(*args))
+    a2, t2 = a.reshape(6, 7), t.reshape(6, 7)
+    _same(getattr(a2, op)(1), getattr(t2, op)(1))
+    _same(getattr(a2.t(), op)(1), getattr(t2.t(), op)(1))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int16", "int8", "uint8"])
+def test_an_asked_narrow_dtype_wraps_at_its_width(dtype):
+    # sum(dtype=) / cumsum(dtype=) / cumprod(dtype=): the input converted first and the result in
+    # that dtype, wrapping at its width (the low bits of the int64 accumulation), as in torch.
+    hi, lo = NARROW[dtype]
+    a, t = _both([hi, hi, lo, 5, hi], "int64")
+    akd, td = getattr(ak, dtype), getattr(torch, dtype)
+    _same(a.sum(dtype=akd), t.sum(dtype=td))
+    _same(a.cumsum(0, dtype=akd), t.cumsum(0, dtype=td))
+    _same(a.cumprod(0, dtype=akd), t.cumprod(0, dtype=td))
+    _same(ak.cumsum(a, 0, dtype=akd), torch.cumsum(t, 0, dtype=td))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod"])
+def test_scatter_reduce_of_int64_wraps(reduce):
+    index = [0, 0, 0, 1, 1]
+    src = [B, B, B, BIG, 3]
+    a = ak.ones(2, dtype=ak.int64).scatter_reduce(0, ak.tensor(index), ak.tensor(src), reduce)
+    t = torch.ones(2, dtype=torch.int64).scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce)
+    _same(a, t)
+
+
+def test_sums_and_scans_of_int32_beyond_int32_are_exact():
+    # The brief's example: three 2^62 in int64 wrap; in int32 the promoted int64 sum is exact.
+    a, t = _both([2**62, 2**62, 2**62])
+    _same(a.sum(), t.sum())
+    a32, t32 = _both([2**31 - 1] * 3, "int32")
+    _same(a32.sum(), t32.sum())
+    assert a32.sum().item() == 3 * (2**31 - 1)
+    _same(a32.cumsum(0), t32.cumsum(0))

@@ -131,3 +131,17 @@ def test_cumsum_exact(rng, dtype, shape, dim):
     # one thread per row adds in index order: the CPU's order, so floats match bit for bit
     check(dev.cumsum(dim), cpu.cumsum(dim), rtol=0, atol=0)
     check(dev.transpose(0, 1).cumsum(0), cpu.transpose(0, 1).cumsum(0), rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("shape,dims", [((6, 1000), (1,)), ((70_001,), None), ((1000, 6), (0,)), ((37, 5), (1,))],
+                         ids=str)
+def test_int64_sums_wrap_like_the_cpu(shape, dims):
+    # Every term near 2^62: the sums overflow int64 on every kernel path, the long contiguous rows'
+    # plain-addition sweep included; they wrap (two's complement, defined arithmetic) as the CPU's
+    # and PyTorch's do (tests/core/test_integer_overflow_wraps.py checks the CPU against torch).
+    arr = (np.arange(int(np.prod(shape)), dtype=np.int64) % 97 + 2**62).reshape(shape)
+    cpu, dev = pair(arr)
+    for op in ("sum", "prod"):
+        f = lambda t: getattr(t, op)(dim=dims) if dims is not None else getattr(t, op)()  # noqa: E731
+        check(f(dev), f(cpu), rtol=0, atol=0)
+    check(dev.cumsum(0), cpu.cumsum(0), rtol=0, atol=0)
