@@ -16,6 +16,8 @@ import aakaar
 from aakaar.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
+# torch's own warnings about its reference implementation, expected here
+pytestmark = [pytest.mark.filterwarnings(r"ignore:index_reduce\(\) is in beta:UserWarning")]
 
 
 def rnd(*shape, seed=0, lo=-2.0, hi=2.0):

@@ -15,6 +15,8 @@ from aakaar import linalg as LA
 from aakaar.autograd import gradcheck
 
 torch = pytest.importorskip("torch")
+# torch's own warnings about its reference implementation, expected here
+pytestmark = [pytest.mark.filterwarnings(r"ignore:torch\.qr is deprecated:UserWarning"), pytest.mark.filterwarnings(r"ignore:torch\.cholesky is deprecated:UserWarning")]
 TL = torch.linalg
 
 

@@ -13,6 +13,8 @@ import aakaar.nn as nn
 from tests.nn.nn_helpers import assert_close, copy_weights, to_ak
 
 torch = pytest.importorskip("torch")
+# torch's own warnings about its reference implementation, expected here
+pytestmark = [pytest.mark.filterwarnings("ignore:LSTM with projections is not supported with oneDNN:UserWarning")]
 
 CONFIGS = [
     ("RNN", {}),

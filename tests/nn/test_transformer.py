@@ -13,6 +13,8 @@ import aakaar.nn as nn
 from tests.nn.nn_helpers import assert_close, copy_weights, to_ak
 
 torch = pytest.importorskip("torch")
+# torch's own warnings about its reference implementation, expected here
+pytestmark = [pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning"), pytest.mark.filterwarnings("ignore:Support for mismatched src_key_padding_mask:UserWarning")]
 
 D_MODEL, NHEAD, FF = 8, 2, 16
 
