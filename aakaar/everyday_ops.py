@@ -342,33 +342,13 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Tensor | None = None
     return x
 
 
-def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
-    """The trapezoid rule along ``dim``, with sample points ``x`` or spacing ``dx`` (default 1)."""
+def _trapezoid_areas(y: Tensor, x: Any, dx: Any, dim: int, fn: str) -> tuple[Tensor, Any]:
+    """The trapezoids along ``dim`` as (terms, factor): each trapezoid's area is term * factor,
+    the terms being (y[i+1] + y[i]) times the spacing when ``x`` is a tensor of sample points,
+    and (y[i+1] + y[i]) with the factor spacing / 2 for a number ``x`` or ``dx`` (default 1)."""
     if x is not None and dx is not None:
-        raise TypeError("trapezoid() received an invalid combination of arguments: x and dx both given")
+        raise TypeError(f"{fn}() received an invalid combination of arguments: x and dx both given")
     n = y.shape[dim]
-    if n == 0:
-        return _float_of(y).sum(dim) * 0
-    mid = (y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1))
-    if isinstance(x, Tensor):
-        d = diff(x, dim=dim if x.ndim > 1 else -1)
-        if x.ndim == 1:
-            shape = [1] * y.ndim
-            shape[dim] = n - 1
-            d = d.reshape(shape)
-        return (mid * d).sum(dim) / 2
-    step = dx if dx is not None else (x if x is not None else 1)
-    return _float_of(mid).sum(dim) * (step / 2)
-
-
-trapz = trapezoid
-
-
-def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
-    """The running trapezoid rule along ``dim`` (one fewer element than ``y`` there)."""
-    n = y.shape[dim]
-    if n == 0:
-        return _float_of(y)
     mid = y.narrow(dim, 1, n - 1) + y.narrow(dim, 0, n - 1)
     if isinstance(x, Tensor):
         d = diff(x, dim=dim if x.ndim > 1 else -1)
@@ -376,9 +356,28 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
             shape = [1] * y.ndim
             shape[dim] = n - 1
             d = d.reshape(shape)
-        return (mid * d).cumsum(dim) / 2
+        return mid * d, 0.5
     step = dx if dx is not None else (x if x is not None else 1)
-    return _float_of(mid).cumsum(dim) * (step / 2)
+    return _float_of(mid), step / 2
+
+
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoid rule along ``dim``, with sample points ``x`` or spacing ``dx`` (default 1)."""
+    if y.shape[dim] == 0:
+        return _float_of(y).sum(dim) * 0
+    terms, factor = _trapezoid_areas(y, x, dx, dim, "trapezoid")
+    return terms.sum(dim) * factor
+
+
+trapz = trapezoid
+
+
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The running trapezoid rule along ``dim`` (one fewer element than ``y`` there)."""
+    if y.shape[dim] == 0:
+        return _float_of(y)
+    terms, factor = _trapezoid_areas(y, x, dx, dim, "cumulative_trapezoid")
+    return terms.cumsum(dim) * factor
 
 
 def dist(input: Tensor, other: Tensor, p: float = 2) -> Tensor:
