@@ -48,6 +48,14 @@ void check_conv2d_args(const TensorPtr& x, const TensorPtr& w, const TensorPtr& 
   for (int i = 0; i < 4; ++i)
     AK_CHECK(c.padding[i] >= 0, ValueError, "conv2d: negative padding is not supported, got padding (top, bottom, "
              "left, right) = (", c.padding[0], ", ", c.padding[1], ", ", c.padding[2], ", ", c.padding[3], ")");
+  // PyTorch's two checks on sizes: an output channel at least, and a plane that is not empty
+  // unless the batch or the channels are (then there is nothing to convolve at all).
+  AK_CHECK(w->shape[2] > 0 && w->shape[3] > 0, ValueError, "conv2d: kernel size should be greater than zero, but got "
+           "weight of size ", shape_str(w->shape));
+  AK_CHECK(w->shape[0] > 0, ValueError, "conv2d: given groups=", c.groups, ", expected weight to be at least 1 at "
+           "dimension 0, but got weight of size ", shape_str(w->shape), " instead");
+  AK_CHECK(x->shape[0] == 0 || x->shape[1] == 0 || (x->shape[2] > 0 && x->shape[3] > 0), ValueError,
+           "conv2d: only zero batch or zero channel inputs are supported, but got input shape: ", shape_str(x->shape));
   AK_CHECK(w->shape[0] % c.groups == 0, ValueError, "conv2d: given groups=", c.groups,
            ", expected weight to be divisible by ", c.groups, " at dimension 0, but got weight of size ",
            shape_str(w->shape), " instead");
