@@ -29,6 +29,7 @@ The four flags PyTorch's optimizers take, and what they mean here:
   ``weight_decay``). The fused native step cannot be recorded, so such a group runs a step
   composed of aakaar's autograd ops, PyTorch's single-tensor code with grad mode on
   (differentiable.py), a Python loop over the parameters: slower, and only when asked for.
+  On "cuda" the same ops run on the device (the step counters stay on the host, as PyTorch's).
   The parameters are then non-leaf tensors (clones of leaves): a leaf that requires grad cannot
   be updated in place while autograd records (RuntimeError, as in PyTorch). As PyTorch:
   ``fused=True`` with it is a RuntimeError, ``foreach=True`` an AssertionError at the step
