@@ -23,6 +23,13 @@ TensorPtr adds(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryO
 void mark_stateless(const TensorPtr& out) {
   if (out->autograd && out->autograd->grad_fn) out->autograd->grad_fn->stateless = true;
 }
+// x * 2 and x / 2 save only the number 2: the node keeps it and stays runnable
+// after backward (PyTorch's MulBackward1 holds the number, not a tensor).
+void mark_stateless_if_only_numbers(const TensorPtr& out, const TensorList& saved) {
+  for (const TensorPtr& t : saved)
+    if (t && !t->wrapped_number) return;
+  mark_stateless(out);
+}
 TensorPtr neg(const TensorPtr& a) { return ops::unary(UnaryOp::Neg, a); }
 TensorPtr as_float(const TensorPtr& mask, DType dt) { return ops::to_dtype(mask, dt); }
 TensorPtr zeros_like(const TensorPtr& t) { return ops::full(t->shape, Scalar::from_int(0), t->dtype, t->device()); }
@@ -59,18 +66,22 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       return mark_stateless(out);
     // Each factor is saved only if the other one's gradient needs it (as torch
     // does): y * 2 keeps no reference to y, so y may be changed in place later.
-    case BinaryOp::Mul:
-      return record("MulBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, requires_grad(a) ? b : nullptr},
-                    [](const TensorList& g, const TensorList& s, const Needs& n) {
+    case BinaryOp::Mul: {
+      const TensorList saved{requires_grad(b) ? a : nullptr, requires_grad(a) ? b : nullptr};
+      record("MulBackward", {a, b}, out, saved, [](const TensorList& g, const TensorList& s, const Needs& n) {
         return TensorList{n[0] ? mul(g[0], s[1]) : nullptr, n[1] ? mul(g[0], s[0]) : nullptr};
       });
+      return mark_stateless_if_only_numbers(out, saved);
+    }
     // [[/book:binary_add_mul]]
-    case BinaryOp::Div:
-      return record("DivBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, b},
-                    [](const TensorList& g, const TensorList& s, const Needs& n) {
+    case BinaryOp::Div: {
+      const TensorList saved{requires_grad(b) ? a : nullptr, b};
+      record("DivBackward", {a, b}, out, saved, [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorPtr ga = div(g[0], s[1]);
         return TensorList{n[0] ? ga : nullptr, n[1] ? neg(div(mul(ga, s[0]), s[1])) : nullptr};
       });
+      return mark_stateless_if_only_numbers(out, saved);
+    }
     case BinaryOp::Pow:
       return record("PowBackward", {a, b}, out, {a, b, out}, [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorList r(2);

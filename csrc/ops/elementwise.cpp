@@ -177,6 +177,9 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   TensorPtr out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : dt, a->device());
   if (ca->shape != shape) ca = expand(ca, shape);
   if (cb->shape != shape) cb = expand(cb, shape);
+  // A number converted and broadcast is still a number (see Tensor::wrapped_number).
+  ca->wrapped_number = a->wrapped_number;
+  cb->wrapped_number = b->wrapped_number;
   backend(a->device()).binary(op, *out, *ca, *cb);
   if (is_floating(out->dtype) && autograd::should_record({&ca, &cb})) autograd::record_binary(op, out, ca, cb);
   // A float16/bfloat16 result: computed in float32, rounded once (PyTorch's CPU kernels do the same).
@@ -193,6 +196,7 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   // integer type first would corrupt it (uint8 tensor / -3 must not see 253).
   TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, DType::Float32, a->device())
                                                               : wrap_scalar(b, a);
+  s->wrapped_number = true;
   // float16/bfloat16 with a float number, as PyTorch's CPU kernels do it: x * 0.1 (0.1 * x),
   // x / 0.1 and x // 0.1 take the number unrounded into their float32 computation; 0.1 / x is
   // reciprocal(x) * 0.1; every other op (x + 0.1, x - 0.1, 0.7 - x, x ** 0.5) rounds the
@@ -200,8 +204,9 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   if (is_reduced_float(a->dtype) && b.kind == Scalar::Kind::Float && !b.big_int) {
     if (reverse && op == BinaryOp::Div) return binary_scalar(BinaryOp::Mul, unary(UnaryOp::Reciprocal, a), b, false);
     if (op == BinaryOp::Mul || (!reverse && (op == BinaryOp::Div || op == BinaryOp::FloorDiv))) {
-      TensorPtr out = binary(op, to_dtype(a, DType::Float32), scalar_tensor(b, DType::Float32, a->device()));
-      return to_dtype(out, a->dtype);
+      TensorPtr number = scalar_tensor(b, DType::Float32, a->device());
+      number->wrapped_number = true;
+      return to_dtype(binary(op, to_dtype(a, DType::Float32), number), a->dtype);
     }
   }
   return reverse ? binary(op, s, a) : binary(op, a, s);

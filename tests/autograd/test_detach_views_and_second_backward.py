@@ -48,3 +48,40 @@ def test_second_backward_through_saved_tensors_still_needs_retain_graph():
     y.backward()
     with pytest.raises(RuntimeError, match="second time"):
         y.backward()
+
+
+@pytest.mark.parametrize("build", [
+    lambda m, x: (x * 3.0).sum(),
+    lambda m, x: (2 * x).sum(),
+    lambda m, x: (x / 4.0).sum(),
+    lambda m, x: m.lerp(x, m.zeros(3, dtype=x.dtype), 0.25).sum(),
+    lambda m, x: ((x - 1.0) * 0.5 + 2.0).sum(),
+], ids=["mul", "rmul", "div", "lerp", "chain"])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_second_backward_through_a_python_number_needs_no_retain_graph(build, dtype):
+    # x * 2 saves only the number 2, which PyTorch keeps in its node (MulBackward1): a second
+    # backward works and accumulates. Found by the fuzz campaign (AAKAAR_FUZZ_SEED=16).
+    grads = []
+    for m in (ak, torch):
+        x = m.tensor([1.0, -2.0, 3.0], dtype=getattr(m, dtype), requires_grad=True)
+        y = build(m, x)
+        y.backward()
+        y.backward()
+        grads.append([float(v) for v in x.grad.tolist()])
+    assert grads[0] == grads[1]
+
+
+def test_second_backward_dividing_by_a_number_still_refuses_when_a_tensor_was_saved():
+    # 2 / x saves x (the reciprocal's rule needs it): after backward it is freed, as in PyTorch.
+    for m in (ak, torch):
+        x = m.ones(2, requires_grad=True)
+        y = (2 / x).sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="second time"):
+            y.backward()
+    # A user's 0-d tensor is a tensor, not a number: saved, then freed.
+    x, w = ak.ones(2, requires_grad=True), ak.tensor(3.0)
+    y = (x * w).sum()
+    y.backward()
+    with pytest.raises(RuntimeError, match="second time"):
+        y.backward()
