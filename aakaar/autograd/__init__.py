@@ -1,6 +1,7 @@
 """Automatic differentiation. The engine (graph, dependency counting, every
 backward formula) is C++ (``csrc/autograd``); this package is its Python face:
-``backward``, ``grad``, grad-mode switches and ``gradcheck``.
+``backward``, ``grad``, grad-mode switches, ``gradcheck``, and ``Function``
+(custom ops with a backward written in Python: function.py).
 
 Rules where the derivative is not defined or not obvious (all PyTorch's):
 
@@ -27,9 +28,11 @@ from typing import Any, Sequence
 from .. import _C
 from .._C import Tensor
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck
 
-__all__ = ["backward", "grad", "gradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["backward", "grad", "gradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
+           "Function", "FunctionCtx", "once_differentiable"]
 
 
 def backward(

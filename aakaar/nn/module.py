@@ -20,11 +20,14 @@ from typing import Any, Callable, Iterator
 from .. import _C
 from .._C import Tensor
 from ..autograd import no_grad
+from ..utils.hooks import RemovableHandle, add_hook
+from .module_hooks import call_with_hooks
 from .parameter import Buffer, Parameter
 
 __all__ = ["Module"]
 
 IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_EXTRA_STATE = "_extra_state"  # the state_dict key of get_extra_state() (PyTorch's)
 
 
 def _check_name(name: object, kind: str) -> None:
@@ -71,7 +74,63 @@ class Module:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        d = self.__dict__
+        if d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+            return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    # ---- hooks (module_hooks.py runs them) --------------------------------------------------
+
+    def _hook_dict(self, name: str) -> OrderedDict:
+        # Made on first use: a module without hooks pays one dict lookup per call for them.
+        return self.__dict__.setdefault(name, OrderedDict())
+
+    def register_forward_pre_hook(self, hook: Callable, *, prepend: bool = False,
+                                  with_kwargs: bool = False) -> RemovableHandle:
+        """``hook(module, args)`` before forward (``hook(module, args, kwargs)`` with ``with_kwargs``);
+        what it returns (not None) replaces the arguments."""
+        return add_hook(self._hook_dict("_forward_pre_hooks"), hook, prepend,
+                        ((self._hook_dict("_forward_pre_hooks_with_kwargs"), with_kwargs),))
+
+    def register_forward_hook(self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False,
+                              always_call: bool = False) -> RemovableHandle:
+        """``hook(module, args, output)`` after forward (``hook(module, args, kwargs, output)`` with
+        ``with_kwargs``); what it returns (not None) replaces the output. ``always_call``: also when
+        forward raised (with output None)."""
+        return add_hook(self._hook_dict("_forward_hooks"), hook, prepend,
+                        ((self._hook_dict("_forward_hooks_with_kwargs"), with_kwargs),
+                         (self._hook_dict("_forward_hooks_always_called"), always_call)))
+
+    def register_full_backward_pre_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_output)`` when the gradients of the module's outputs are known;
+        what it returns (not None) replaces them."""
+        return add_hook(self._hook_dict("_backward_pre_hooks"), hook, prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """``hook(module, grad_input, grad_output)`` when the gradients of the module's positional tensor
+        inputs are known (None for inputs that need none); what it returns (not None) replaces grad_input."""
+        return add_hook(self._hook_dict("_backward_hooks"), hook, prepend)
+
+    def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)`` before this module's entries are put in a state_dict."""
+        return add_hook(self._hook_dict("_state_dict_pre_hooks"), hook)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata)`` once the state_dict is complete; it may
+        change the dict in place (or return a new one for the top-level call)."""
+        return add_hook(self._hook_dict("_state_dict_hooks"), hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` before anything is checked or loaded; it may edit ``state_dict`` in place (rename
+        keys of an older checkpoint, for example)."""
+        return add_hook(self._hook_dict("_load_state_dict_pre_hooks"), hook)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, incompatible_keys)`` after loading. Unlike PyTorch's, it cannot turn a strict
+        failure into success: with ``strict=True`` the keys are checked before anything is copied, so that
+        a failed load changes nothing."""
+        return add_hook(self._hook_dict("_load_state_dict_post_hooks"), hook)
 
     # ---- registration ---------------------------------------------------------------------
 
@@ -363,6 +422,25 @@ class Module:
         """Moves every parameter and buffer to the CPU."""
         return self.to("cpu")
 
+    def type(self, dst_type: Any) -> Module:
+        """Casts every parameter and buffer to ``dst_type`` (a dtype, or a name such as "torch.DoubleTensor")."""
+        return self._apply(lambda t: t.type(dst_type))
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Moves parameters and buffers to ``device`` *without copying their values* (the new memory is
+        uninitialised): for modules built on the "meta"-like path that are then initialised in place."""
+        from .. import empty_like
+
+        if not recurse:
+            for name, p in self._parameters.items():
+                if p is not None:
+                    self._parameters[name] = Parameter(empty_like(p.detach(), device=device), p.requires_grad)
+            for name, b in self._buffers.items():
+                if b is not None:
+                    self._buffers[name] = empty_like(b, device=device)
+            return self
+        return self._apply(lambda t: empty_like(t, device=device))
+
     def cuda(self, device: int | None = None) -> Module:
         """Moves every parameter and buffer to the GPU (``cuda:device``, default the current one)."""
         return self.to("cuda" if device is None else f"cuda:{device}")
@@ -373,14 +451,25 @@ class Module:
         """Parameters and persistent buffers by qualified name. Values are detached aliases
         (not copies): save them, or clone them to keep a snapshot."""
         out = OrderedDict() if destination is None else destination
+        post_hooks = []
         for mod_prefix, mod in self.named_modules(prefix=prefix.rstrip("."), remove_duplicate=False):
             dot = mod_prefix + ("." if mod_prefix else "")
+            for hook in list(mod.__dict__.get("_state_dict_pre_hooks", {}).values()):
+                hook(mod, dot, keep_vars)
             for name, p in mod._parameters.items():
                 if p is not None:
                     out[dot + name] = p if keep_vars else p.detach()
             for name, b in mod._buffers.items():
                 if b is not None and name not in mod._non_persistent_buffers:
                     out[dot + name] = b if keep_vars else b.detach()
+            if type(mod).get_extra_state is not Module.get_extra_state:
+                out[dot + _EXTRA_STATE] = mod.get_extra_state()
+            post_hooks += [(hook, mod, dot) for hook in mod.__dict__.get("_state_dict_hooks", {}).values()]
+        # Children's hooks before their parents' (PyTorch calls each when its subtree is done).
+        for hook, mod, dot in reversed(post_hooks):
+            answer = hook(mod, out, dot, {})
+            if answer is not None and mod is self:
+                out = answer
         return out
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> IncompatibleKeys:
@@ -392,9 +481,20 @@ class Module:
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"load_state_dict() expects a dict, got {type(state_dict).__name__}")
+        modules = list(self.named_modules(remove_duplicate=False))
+        if any(m.__dict__.get("_load_state_dict_pre_hooks") for _, m in modules):
+            state_dict = OrderedDict(state_dict)  # the hooks may edit it: never the caller's dict
+            for mod_prefix, mod in modules:
+                for hook in list(mod.__dict__.get("_load_state_dict_pre_hooks", {}).values()):
+                    hook(mod, state_dict, mod_prefix + ("." if mod_prefix else ""), {}, strict, [], [], [])
         own = self.state_dict(keep_vars=True)
-        missing = [k for k in own if k not in state_dict]
-        unexpected = [k for k in state_dict if k not in own]
+        extra_states = [(mod_prefix + ("." if mod_prefix else "") + _EXTRA_STATE, mod) for mod_prefix, mod in modules
+                        if type(mod).get_extra_state is not Module.get_extra_state]
+        for key, _ in extra_states:
+            own.pop(key, None)
+        extra_keys = {key for key, _ in extra_states}
+        missing = [k for k in own if k not in state_dict] + [k for k in extra_keys if k not in state_dict]
+        unexpected = [k for k in state_dict if k not in own and k not in extra_keys]
         errors = []
         if strict and unexpected:
             errors.append("Unexpected key(s) in state_dict: " + ", ".join(f'"{k}"' for k in unexpected) + ".")
@@ -424,7 +524,78 @@ class Module:
             converted = [(t, v if v.dtype == t.dtype else v.to(t.dtype)) for t, v in staged]
             for target, value in converted:
                 target.copy_(value)
-        return IncompatibleKeys(missing, unexpected)
+        for key, mod in extra_states:
+            if key in state_dict:
+                mod.set_extra_state(state_dict[key])
+        result = IncompatibleKeys(missing, unexpected)
+        for _, mod in modules:
+            for hook in list(mod.__dict__.get("_load_state_dict_post_hooks", {}).values()):
+                hook(mod, result)
+        return result
+
+    def get_extra_state(self) -> Any:
+        """Override (with ``set_extra_state``) to keep state that is not a tensor in the state_dict,
+        under the key ``_extra_state``."""
+        raise RuntimeError("Reached a code path in Module.get_extra_state() that should never be called: "
+                           "override get_extra_state (and set_extra_state) together")
+
+    def set_extra_state(self, state: Any) -> None:
+        """Receives what ``get_extra_state`` returned, from load_state_dict."""
+        raise RuntimeError("Reached a code path in Module.set_extra_state() that should never be called: "
+                           "override set_extra_state (and get_extra_state) together")
+
+    # ---- finding members by qualified name ---------------------------------------------------
+
+    def get_submodule(self, target: str) -> Module:
+        """The sub-module at ``target`` ("encoder.layers.0"); "" is this module."""
+        if target == "":
+            return self
+        mod: Module = self
+        walked = []
+        for item in target.split("."):
+            if not hasattr(mod, item):
+                raise AttributeError(f"{mod._get_name()} has no attribute `{item}`"
+                                     + (f" (in {'.'.join(walked)})" if walked else ""))
+            mod = getattr(mod, item)
+            walked.append(item)
+            if not isinstance(mod, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return mod
+
+    def set_submodule(self, target: str, module: Module, strict: bool = False) -> None:
+        """Puts ``module`` at ``target``; with ``strict``, the attribute must exist and be a sub-module."""
+        if target == "":
+            raise ValueError("Cannot set the submodule without a target name!")
+        if not isinstance(module, Module):
+            raise ValueError(f"`module` is not an nn.Module, found {type(module)}")
+        parent_path, _, name = target.rpartition(".")
+        parent = self.get_submodule(parent_path)
+        if strict and not hasattr(parent, name):
+            raise AttributeError(f"{parent._get_name()} has no attribute `{name}`")
+        if hasattr(parent, name) and not isinstance(getattr(parent, name), Module) and getattr(parent, name) is not None:
+            raise AttributeError(f"`{name}` is not an nn.Module")
+        setattr(parent, name, module)
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at ``target`` ("fc.weight")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        param = getattr(mod, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at ``target`` ("bn.running_mean")."""
+        module_path, _, name = target.rpartition(".")
+        mod = self.get_submodule(module_path)
+        if not hasattr(mod, name):
+            raise AttributeError(f"{mod._get_name()} has no attribute `{name}`")
+        if name not in mod._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return mod._buffers[name]
 
     # ---- printing -----------------------------------------------------------------------------
 

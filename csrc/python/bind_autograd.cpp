@@ -46,6 +46,8 @@ autograd::TensorList tensor_list(py::handle h) {
 
 }  // namespace
 
+void bind_custom_function(py::module_& ag);  // bind_custom_function.cpp
+
 void bind_autograd(py::module_& m) {
   auto cls = py::reinterpret_borrow<py::class_<Tensor, TensorPtr>>(m.attr("Tensor"));
   py::module_ ag = m.def_submodule("autograd", "The C++ autograd engine.");
@@ -59,6 +61,7 @@ void bind_autograd(py::module_& m) {
       }, "(node, input_nr) for each input: where this node sends gradients.")
       .def("__repr__", [](const Node& n) { return "<" + n.name() + ">"; });
 
+  bind_custom_function(ag);
   ag.def("is_grad_enabled", &autograd::grad_enabled, "Whether ops record the graph.");
   ag.def("set_grad_enabled", &autograd::set_grad_enabled, py::arg("mode"), "Turns graph recording on or off.");
   ag.def("backward", [](py::object tensors, py::object grads, bool retain_graph, bool create_graph) {

@@ -1,0 +1,5 @@
+"""Small utilities with PyTorch's names (``torch.utils.hooks``)."""
+
+from . import hooks
+
+__all__ = ["hooks"]
