@@ -1,7 +1,8 @@
-"""Chapter 6's Python check cells name the likely mistake: every loop order gives the same product, so
-6.1's check follows the loops through the order of their reads, and a nest that ignores `order` (or
-reads it innermost first) is caught; 6.3's check names an assigned block product and a missed edge.
-No kernel: the cells run in-process, as the notebook has them."""
+"""Chapters 6 and 6b's Python check cells name the likely mistake: every loop order gives the same
+product, so 6.1's check follows the loops through the order of their reads, and a nest that ignores
+`order` (or reads it innermost first) is caught; 6.3's check names an assigned block product and a
+missed edge; 6b.1 a strip packed row by row or left unpadded, 6b.2 strips read row by row. No kernel:
+the cells run in-process, as the notebooks have them."""
 from __future__ import annotations
 
 import warnings
@@ -11,6 +12,7 @@ import pytest
 from hint_helpers import REPO, cells, hint_for
 
 NOTEBOOK = REPO / "solutions" / "06-matmul-on-the-cpu.ipynb"
+NOTEBOOK_6B = REPO / "solutions" / "06b-simd-packing-and-threads.ipynb"
 
 NEST = """\
 def matmul_in_order(A, B, order):
@@ -49,9 +51,37 @@ WRONG = [
 ]
 
 
+WRONG_6B = [
+    ("6b.1", "packed row by row", """\
+def pack_a(A, mr):
+    M, K = A.shape
+    strips = []
+    for i0 in range(0, M, mr):
+        strip = np.zeros((mr, K))
+        strip[:min(mr, M - i0)] = A[i0:i0 + mr]
+        strips.append(strip.ravel())
+    return np.concatenate(strips)
+""", "not row by row"),
+    ("6b.1", "not padded", """\
+def pack_a(A, mr):
+    return np.concatenate([A[i0:i0 + mr].T.ravel() for i0 in range(0, A.shape[0], mr)])
+""", "pad it with zero rows"),
+    ("6b.2", "strips read row by row", """\
+def microkernel(kc, a_strip, b_strip, mr, nr):
+    return a_strip.reshape(mr, kc) @ b_strip.reshape(kc, nr)
+""", "the strips are stored k by k"),
+]
+
+
 @pytest.mark.parametrize("exercise, label, wrong, hint", WRONG, ids=[f"{e}-{l}" for e, l, _, _ in WRONG])
 def test_a_typical_mistake_gets_its_hint(exercise, label, wrong, hint):
     line = hint_for(NOTEBOOK, exercise, wrong)
+    assert hint in line, line
+
+
+@pytest.mark.parametrize("exercise, label, wrong, hint", WRONG_6B, ids=[f"{e}-{l}" for e, l, _, _ in WRONG_6B])
+def test_a_typical_packing_mistake_gets_its_hint(exercise, label, wrong, hint):
+    line = hint_for(NOTEBOOK_6B, exercise, wrong)
     assert hint in line, line
 
 
