@@ -80,8 +80,8 @@ inline unsigned blocks_for(int64_t n, int per_block) { return static_cast<unsign
 // loads' latency hides behind 512 multiply-adds per thread.
 // Two more changes:
 //  * a thread's 8x8 block of C is four 4x4 quadrants, 64 rows and 64 columns apart, so
-//    the 16 threads of a half-warp read 16 adjacent float4s of a B row (256 bytes, no
-//    two in the same bank) where v6's read 8-float strips, two threads to a bank;
+//    the 8 threads of a quarter-warp (served together for float4) read 8 adjacent float4s
+//    of a B row (128 bytes, each bank once) where v6's read 8-float strips: two passes;
 //  * A's transposed tile rows are padded by 4 floats, so the two halves of a warp that
 //    store a column of A write to different banks.
 constexpr int kDbBM = 128, kDbBN = 128, kDbBK = 8, kDbThreads = 256;

@@ -33,7 +33,7 @@ MARKERS = {
     "csrc/cpu/gemm/pack_avx2.cpp": ["gemm_pack_b_transpose"],
     "csrc/cpu/elementwise_loops.h": ["binary_run", "add_scaled"],
     "csrc/cpu/gemm/threads.cpp": ["gemm_v5_split"],
-    "csrc/cpu/gemm/packed.h": ["gemm_five_loops", "gemm_pack_a"],
+    "csrc/cpu/gemm/packed.h": ["gemm_loops_sketch", "gemm_five_loops", "gemm_pack_a"],
     "csrc/cpu/fused/linear.cpp": ["linear_forward", "linear_backward"],
     "csrc/autograd/node.h": ["edge", "node"],
     "csrc/autograd/engine.cpp": ["accumulate_grad", "dependency_count", "engine_loop", "record", "saved_tensor_unpack"],

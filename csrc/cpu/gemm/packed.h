@@ -1,7 +1,7 @@
 // The packed GEMM of v3..v6: the five loops of BLIS (Goto's algorithm)
 // around a register-tile micro-kernel (v6 skips the packing of operands it
 // reads in place; see Operands and orient below).
-//
+// [[book:gemm_loops_sketch]]
 //   for jc in N step NC:            B panel  KC x NC  -> packed, lives in L3
 //     for pc in K step KC:
 //       pack B[pc:pc+KC, jc:jc+NC]  into NR-wide strips
@@ -10,7 +10,7 @@
 //         for jr in NC step NR:     B strip  KC x NR  -> stays in L1
 //           for ir in MC step MR:
 //             micro-kernel: C[MR x NR] (+)= A strip @ B strip, in registers
-//
+// [[/book:gemm_loops_sketch]]
 // Packing copies each block once into exactly the order the micro-kernel
 // reads it (unit stride, no TLB or cache-set conflicts, aligned), whatever
 // the strides of the operands: transposed and strided views are handled
