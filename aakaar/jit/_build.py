@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Iterable, Mapping, Sequence
 
 PRELUDE = pathlib.Path(__file__).with_name("prelude.h")
+CUDA_PRELUDE = PRELUDE.with_name("cuda_prelude.h")  # after PRELUDE in a CUDA source
 DEFAULT_TIMEOUT_S = 300.0
 
 # The library's own compile options (CMakeLists.txt): C++17, -O3, the same float
@@ -172,11 +173,12 @@ def _normalise_functions(functions: Sequence[str] | Mapping[str, str] | None) ->
 def generate_source(module_name: str, cell_name: str, cpp_source: str, functions: dict[str, str],
                     first_line: int, cuda: bool = False) -> str:
     """The translation unit: the prelude, the cell under a #line directive (so the compiler reports
-    the cell's own line numbers), then the bindings of ``functions``. A CUDA cell also sees the
-    CUDA emulator (csrc/cuda/emu/cuda_emu.h: threadIdx, __syncthreads, AAKAAR_LAUNCH, ...)."""
+    the cell's own line numbers), then the bindings of ``functions``. A CUDA cell also sees
+    cuda_prelude.h: CUDA (csrc/cuda/emu/cuda_emu.h: the emulator's threadIdx, __syncthreads,
+    AAKAAR_LAUNCH, ... or nvcc's) and the exercises' stub, aakaar::jit::not_implemented."""
     quoted = cell_name.replace("\\", "\\\\").replace('"', '\\"')
     parts = [f'#include "{PRELUDE.name}"',
-             *(['#include "cuda/emu/cuda_emu.h"'] if cuda else []),
+             *([f'#include "{CUDA_PRELUDE.name}"'] if cuda else []),
              f"#define AAKAAR_JIT_MODULE_NAME {module_name}",
              f'#line {first_line} "{quoted}"',
              cpp_source,
@@ -308,7 +310,7 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
         cpp_source, repr(sorted(fns.items())), repr(first_line), cell_name, repr(BASE_FLAGS), repr(cuda),
         kind, repr(arch), *((repr(NVCC_FLAGS),) if kind == "gpu" else ()),
         repr(extra_cflags), repr(extra_ldflags), _compiler_version(tuple(argv)), pybind11.__version__,
-        sys.version, PRELUDE.read_text(), _headers_state(csrc),
+        sys.version, PRELUDE.read_text(), CUDA_PRELUDE.read_text() if cuda else "", _headers_state(csrc),
         _file_digest(str(library), st.st_mtime_ns, st.st_size)]).encode()).hexdigest()[:16]
     module_name = f"aakaar_jit_{name}_{key}"
     folder = cache_dir()

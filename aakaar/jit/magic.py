@@ -2,7 +2,6 @@
 ``%load_ext aakaar.jit``)."""
 from __future__ import annotations
 
-import functools
 import shlex
 
 from IPython.core.error import UsageError
@@ -53,8 +52,8 @@ class JitMagics(Magics):
 
         Kernels launch with ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``. On the emulator
         they read CPU tensors and its errors (a bad launch, a barrier not every thread reaches)
-        arrive as RuntimeError; on the GPU they read tensors on "cuda", and a bound function given
-        a CPU tensor raises ValueError instead of handing its host pointer to a kernel. See
+        arrive as RuntimeError; on the GPU they read tensors on "cuda" (host code may still take
+        CPU tensors, so nothing checks where a pointer handed to a kernel lives). See
         :func:`aakaar.jit.load_inline` (``cuda=True``).
         """
         return self._compile(self.cuda, "cuda", line, cell, cuda=True)
@@ -75,26 +74,4 @@ class JitMagics(Magics):
         calls = getattr(args, "checked_calls", 0)  # %%cuda: the emulator's worker threads do not survive a fork
         for fn in functions:
             py_name = fn.rsplit("::", 1)[-1]
-            fn_obj = getattr(module, py_name)
-            if module.__aakaar_jit_target__ == "gpu":
-                fn_obj = _cuda_tensors_only(fn_obj, py_name)
-            self.shell.user_ns[py_name] = checked(fn_obj, py_name, calls)
-
-
-def _cuda_tensors_only(fn, name: str):
-    """``fn`` refusing CPU tensors: a kernel built for the GPU given a host pointer stops with an
-    illegal memory access, which ends the process's CUDA context (every later CUDA call fails)."""
-    from aakaar import Tensor
-
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        for i, a in enumerate([*args, *kwargs.values()]):
-            if isinstance(a, Tensor) and a.device.type != "cuda":
-                where = f"argument {i + 1}" if i < len(args) else "a keyword argument"
-                raise ValueError(
-                    f"{name}: {where} is a tensor on {a.device.type!r}, but this cell was built for the GPU, "
-                    f"whose kernels read tensors on 'cuda': pass x.cuda() (or build the cell for the "
-                    f"emulator: %%cuda --target emulator)")
-        return fn(*args, **kwargs)
-
-    return wrapper
+            self.shell.user_ns[py_name] = checked(getattr(module, py_name), py_name, calls)

@@ -44,7 +44,20 @@ void scale_(const aakaar::Tensor& x, double a) {
   AAKAAR_LAUNCH(scale_kernel, dim3(unsigned((n + 255) / 256)), dim3(256), 0, x.data<float>(), float(a), n);
   AAKAAR_CHECK_LAUNCH();
 }
+
+// An exercise's stub in device code: it must compile under nvcc too (GPU code cannot throw).
+__device__ float todo(float v) {
+  aakaar::jit::not_implemented("Exercise 0.1: not yet");
+}
+
+__global__ void todo_kernel(float* x) { x[threadIdx.x] = todo(x[threadIdx.x]); }
+
+void todo_(const aakaar::Tensor& x) {
+  AAKAAR_LAUNCH(todo_kernel, dim3(1), dim3(32), 0, x.data<float>());
+  AAKAAR_CHECK_LAUNCH();
+}
 """
+FUNCTIONS = ["scale_", "todo_"]
 BROKEN = "__global__ void k(float* x) {\n  x[threadIdx.x] = y;\n}\n"
 
 
@@ -82,7 +95,7 @@ def test_auto_takes_the_emulator_here_and_gives_the_reason(monkeypatch):
 def test_gpu_where_aakaar_has_no_gpu_is_a_clear_error(monkeypatch):
     monkeypatch.delenv("AAKAAR_JIT_CUDA_TARGET", raising=False)
     with pytest.raises(jit.TargetUnavailableError, match="target='gpu' is not possible here") as info:
-        jit.load_inline("never_built", SOURCE, ["scale_"], cuda=True, target="gpu")
+        jit.load_inline("never_built", SOURCE, FUNCTIONS, cuda=True, target="gpu")
     assert _target.gpu_unavailable_reason() in str(info.value)
 
 
@@ -105,7 +118,7 @@ def test_without_nvcc_gpu_is_an_error_and_auto_says_why(gpu_here, no_nvcc):
 def test_a_missing_nvcc_named_by_the_environment(monkeypatch):
     monkeypatch.setenv("AAKAAR_JIT_NVCC", "/nonexistent/bin/nvcc")
     with pytest.raises(jit.CompilerNotFoundError, match="AAKAAR_JIT_NVCC"):
-        jit.build("never_built", SOURCE, ["scale_"], cuda=True, target="gpu")
+        jit.build("never_built", SOURCE, FUNCTIONS, cuda=True, target="gpu")
 
 
 def test_the_environment_chooses_the_target(gpu_here, monkeypatch):
@@ -158,7 +171,7 @@ def test_nvcc_errors_map_to_the_cells_lines():
 def test_auto_says_once_that_it_used_the_emulator(monkeypatch, capsys):
     monkeypatch.delenv("AAKAAR_JIT_CUDA_TARGET", raising=False)
     monkeypatch.setattr(_target, "_announced", set())
-    m = jit.load_inline("auto_scale", SOURCE, ["scale_"], cuda=True)
+    m = jit.load_inline("auto_scale", SOURCE, FUNCTIONS, cuda=True)
     assert m.__aakaar_jit_target__ == "emulator" and m.__aakaar_jit_arch__ is None
     assert m.__aakaar_jit_target_reason__ == _target.gpu_unavailable_reason()
     out = capsys.readouterr().out
@@ -166,28 +179,18 @@ def test_auto_says_once_that_it_used_the_emulator(monkeypatch, capsys):
     x = ak.ones(300)
     m.scale_(x, 2.0)
     assert x.sum().item() == 600.0
-    jit.load_inline("auto_scale", SOURCE, ["scale_"], cuda=True)
-    jit.load_inline("auto_scale", SOURCE, ["scale_"], cuda=True, target="emulator")
+    with pytest.raises(NotImplementedError, match="^Exercise 0.1: not yet$"):  # the stub, from a kernel thread
+        m.todo_(ak.ones(32))
+    jit.load_inline("auto_scale", SOURCE, FUNCTIONS, cuda=True)
+    jit.load_inline("auto_scale", SOURCE, FUNCTIONS, cuda=True, target="emulator")
     assert capsys.readouterr().out == ""  # once per process; an explicit target needs no notice
-
-
-def test_gpu_cells_refuse_cpu_tensors():
-    from aakaar.jit.magic import _cuda_tensors_only
-    calls = []
-    f = _cuda_tensors_only(lambda *a, **k: calls.append(a), "scale_")
-    with pytest.raises(ValueError, match=r"scale_: argument 1 is a tensor on 'cpu'.*x\.cuda\(\)"):
-        f(ak.ones(3), 2.0)
-    with pytest.raises(ValueError, match="a keyword argument"):
-        f(2.0, out=ak.ones(3))
-    f(2.0, 3)  # no tensors: called
-    assert calls == [(2.0, 3)]
 
 
 # ---- nvcc --------------------------------------------------------------------------
 
 @needs_nvcc
 def test_nvcc_builds_the_same_source_for_the_gpu():
-    b = jit.build("gpu_scale", SOURCE, ["scale_"], cuda=True, target="gpu", cuda_arch="sm_90")
+    b = jit.build("gpu_scale", SOURCE, FUNCTIONS, cuda=True, target="gpu", cuda_arch="sm_90")
     assert (b.target, b.arch, b.cached) == ("gpu", "sm_90", False) and b.path.stat().st_size > 0
     assert b.path.suffix == ".so" and b.path.with_name(f"{b.module_name}.cu").exists()
     cuobjdump = shutil.which("cuobjdump") or os.path.join(os.environ.get("CUDA_HOME", "-"), "bin", "cuobjdump")
@@ -195,9 +198,9 @@ def test_nvcc_builds_the_same_source_for_the_gpu():
         listed = subprocess.run([cuobjdump, "--list-elf", str(b.path)], capture_output=True, text=True).stdout
         assert "sm_90" in listed
     # Cached by target and architecture: again is a cache hit, the emulator's is another module.
-    again = jit.build("gpu_scale", SOURCE, ["scale_"], cuda=True, target="gpu", cuda_arch="9.0")
+    again = jit.build("gpu_scale", SOURCE, FUNCTIONS, cuda=True, target="gpu", cuda_arch="9.0")
     assert again.cached and again.module_name == b.module_name
-    other = jit.build("gpu_scale", SOURCE, ["scale_"], cuda=True, target="gpu", cuda_arch="sm_80")
+    other = jit.build("gpu_scale", SOURCE, FUNCTIONS, cuda=True, target="gpu", cuda_arch="sm_80")
     assert other.module_name != b.module_name and other.arch == "sm_80"
 
     # Importing needs no driver: the CUDA runtime is linked statically and starts on first use.
@@ -221,7 +224,7 @@ def test_nvcc_errors_are_reported_by_the_cells_lines():
 @needs_nvcc
 def test_the_compile_time_limit_stops_nvcc():
     with pytest.raises(jit.CompileTimeoutError, match="longer than 0.5 s"):
-        jit.build("slow_kernel", SOURCE + "// slow\n", ["scale_"], cuda=True, target="gpu", timeout=0.5)
+        jit.build("slow_kernel", SOURCE + "// slow\n", FUNCTIONS, cuda=True, target="gpu", timeout=0.5)
 
 
 @without_gpu
@@ -235,7 +238,7 @@ def test_the_cuda_magic_chooses_and_says(monkeypatch, capsys):
         sh.run_line_magic("load_ext", "aakaar.jit")
         with pytest.raises(jit.TargetUnavailableError, match="not possible here"):
             sh.run_cell_magic("cuda", "auto_scale scale_ --target gpu", SOURCE)
-        sh.run_cell_magic("cuda", "auto_scale scale_", SOURCE)
+        sh.run_cell_magic("cuda", "auto_scale scale_ todo_", SOURCE)
         assert "built for the CUDA emulator" in capsys.readouterr().out
         x = ak.ones(10)
         sh.user_ns["scale_"](x, 3.0)  # the emulator's build takes CPU tensors
