@@ -57,12 +57,15 @@ def load_inline(name: str, cpp_source: str, functions: Sequence[str] | Mapping[s
         functions: C++ functions to bind, by name (a list, or ``{name: docstring}``). With none, the
             source writes ``PYBIND11_MODULE(AAKAAR_JIT_MODULE_NAME, m) { ... }`` itself.
         extra_cflags, extra_ldflags: more compiler and linker options (they are part of the cache key).
-        compiler: the compiler to run (default: ``AAKAAR_JIT_CXX``, ``CXX``, ``c++``).
+        compiler: the compiler to run (default: ``AAKAAR_JIT_CXX``, ``CXX``, ``c++``); for the GPU,
+            the host compiler nvcc runs (its ``-ccbin``; default nvcc's own choice).
         timeout: seconds the compile may take (default ``AAKAAR_JIT_TIMEOUT`` or 300).
         first_line: the line number of the source's first line in error messages (2 under ``%%cpp``).
         cell_name: the file name the compiler reports (default ``NAME.cpp``, ``NAME.cu`` for CUDA).
-        cuda: the source is CUDA, built for ``target``. Launch with
-            ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``, the spelling that compiles both ways.
+        cuda: the source is CUDA, built for ``target``; it also sees ``aakaar/jit/cuda_prelude.h``.
+            Launch with ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``, the spelling that
+            compiles both ways; an exercise's stub is ``aakaar::jit::not_implemented("...")``,
+            which kernels may call too (NotImplementedError in Python, after AAKAAR_CHECK_LAUNCH()).
         target: where a CUDA source runs (default ``AAKAAR_JIT_CUDA_TARGET``, else "auto").
             "emulator": compiled with the host compiler for the CUDA emulator (csrc/cuda/emu):
             kernels run on the CPU, over CPU tensors' memory, and a bad launch, a barrier not

@@ -297,7 +297,8 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
     kind, arch = _build_target(cuda, target, cuda_arch)
     if kind == "gpu":
         from ._target import nvcc_command
-        argv = nvcc_command() if compiler is None else shlex.split(compiler)
+        # nvcc runs a host compiler for the host code: ``compiler`` names that one (-ccbin).
+        argv = nvcc_command() + ([] if compiler is None else ["-ccbin", compiler])
     else:
         argv = compiler_command(compiler)
     cell_name = cell_name or f"{name}{'.cu' if cuda else '.cpp'}"

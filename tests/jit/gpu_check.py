@@ -149,6 +149,17 @@ def run_all(srcs) -> None:
         check(f"exercise {name} (solution): GPU == emulator",
               lambda n=name, r=run, t=tol: same(f"{n}_solution", r, srcs, rtol=t, atol=t))
 
+    def stub_on_the_gpu():  # a stub in a kernel: NotImplementedError, and the GPU still works after it
+        x, out = on("cuda", a[:45, :70], np.zeros((70, 45), np.float32))
+        try:
+            load("transpose_stub", "gpu", srcs).transpose(x, out)
+        except NotImplementedError as e:
+            assert str(e).startswith("Exercise 8.4:"), str(e)
+        else:
+            raise AssertionError("the stub of exercise 8.4 raised nothing on the GPU")
+        same("transpose_solution", transpose, srcs, 0, 0)
+    check("an exercise's stub in a kernel on the GPU: NotImplementedError", stub_on_the_gpu)
+
     def lib_gemm(version):
         def run(m, dev):
             A, B, C = on(dev, a[:64, :96], a[100:196, :80], np.zeros((64, 80), np.float32))
