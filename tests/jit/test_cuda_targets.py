@@ -99,9 +99,8 @@ def test_gpu_where_aakaar_has_no_gpu_is_a_clear_error(monkeypatch):
     assert _target.gpu_unavailable_reason() in str(info.value)
 
 
+@needs_nvcc
 def test_auto_takes_the_gpu_when_aakaar_runs_on_one(gpu_here):
-    if _nvcc() is None:
-        pytest.skip("no nvcc (CUDA toolkit)")
     t = jit.cuda_target("auto")
     assert (t.name, t.device, t.arch) == ("gpu", "cuda", "sm_90")
     assert "default" in t.reason and "nvcc" in t.describe()
