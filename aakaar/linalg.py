@@ -652,3 +652,11 @@ def install() -> None:
     """Tensor methods: det, logdet, slogdet, inverse, cholesky, svd, pinverse, qr, matrix_power, norm, cross."""
     for name, fn in TOP_LEVEL.items():
         setattr(Tensor, name, fn)
+
+
+# LU, triangular solves, matrix_exp, cond, ... live in linalg_extra (imported last: it uses the helpers above)
+from .linalg_extra import (cond, eig, eigvals, householder_product, lu, lu_factor, lu_factor_ex,  # noqa: E402
+                           lu_solve, matrix_exp, solve_ex, solve_triangular, tensorinv, tensorsolve, vander)
+
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_triangular", "solve_ex", "matrix_exp", "cond",
+            "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals"]
