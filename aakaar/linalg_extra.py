@@ -347,7 +347,8 @@ def matrix_exp(A: Tensor) -> Tensor:
 def cond(A: Tensor, p: Any = None) -> Tensor:
     """The condition number in the p-norm: p None or 2 (-2) is the ratio of the largest to the
     smallest (smallest to largest) singular value, any A; 'fro', 'nuc', inf, -inf, 1, -1 are
-    norm(A) * norm(inv(A)) for square A, inf where A is singular (as torch)."""
+    norm(A) * norm(inv(A)) for square A, inf where A is singular ('nuc': sum(S) * sum(1/S) of
+    the singular values, NaN for a zero matrix; as torch)."""
     _check_float(A, "cond")
     if A.ndim < 2:
         raise RuntimeError(f"linalg.cond: The input tensor A must have at least 2 dimensions.")
@@ -360,6 +361,9 @@ def cond(A: Tensor, p: Any = None) -> Tensor:
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"linalg.cond(ord={p}): A must be batches of square matrices, but they are "
                            f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if p == "nuc":   # as torch: from the singular values, so a singular A gives sum(S) * sum(1/S)
+        S = svdvals(A)
+        return S.sum(-1) * (1.0 / S).sum(-1)
     _, _, info = _getrf(_np(A))
     singular = _C.from_numpy(np.array(info > 0))._to_device(A.device)
     if singular.any():
@@ -466,3 +470,72 @@ def eig(A: Tensor, *, out: Any = None) -> Any:
 def eigvals(A: Tensor, *, out: Any = None) -> Any:
     """Refused (NotImplementedError, a RuntimeError): the result is complex; see eigvalsh for symmetric A."""
     raise _no_complex("eigvals")
+
+
+# ---- torch's older top-level names (aakaar.lu, lu_unpack, triangular_solve, cholesky_solve, ...) -----
+
+class _LuUnpack(NamedTuple):
+    P: Tensor
+    L: Tensor
+    U: Tensor
+
+
+def _torch_lu(A: Tensor, pivot: bool = True, get_infos: bool = False) -> tuple:
+    """torch.lu: (LU, pivots) or, with get_infos, (LU, pivots, infos); singular input is not an
+    error (infos says so), as torch's."""
+    LU, piv, info = lu_factor_ex(A, pivot=pivot)
+    return (LU, piv, info) if get_infos else (LU, piv)
+
+
+def lu_unpack(LU_data: Tensor, LU_pivots: Tensor, unpack_data: bool = True, unpack_pivots: bool = True) -> _LuUnpack:
+    """(P, L, U) from a packed LU and its pivots; an empty tensor for the part not asked for."""
+    empty = LU_data.new_empty((0,))
+    P = _pivots_to_P(LU_data, LU_pivots, "lu_unpack") if unpack_pivots else empty
+    L, U = _unpack(LU_data) if unpack_data else (empty, empty)
+    return _LuUnpack(P, L, U)
+
+
+def _torch_lu_solve(b: Tensor, LU_data: Tensor, LU_pivots: Tensor) -> Tensor:
+    """torch.lu_solve (b first): X with A X = b from A's LU."""
+    return lu_solve(LU_data, LU_pivots, b)
+
+
+class _TriangularSolve(NamedTuple):
+    solution: Tensor
+    cloned_coefficient: Tensor
+
+
+def triangular_solve(b: Tensor, A: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False) -> _TriangularSolve:
+    """torch.triangular_solve: (X, A.clone()) with A X = b (A^T X = b with ``transpose``); only the
+    ``upper`` (default) or lower triangle of A is read."""
+    coef = _mT(A) if transpose else A
+    X = solve_triangular(coef, b, upper=upper != transpose, unitriangular=unitriangular)
+    return _TriangularSolve(X, A.clone())
+
+
+def _cholesky_full(L: Tensor, upper: bool) -> Tensor:
+    """A = L L^T (U^T U) from the triangle, with the gradient reaching all of L: torch's
+    cholesky_solve/cholesky_inverse backward does not restrict it to the triangle."""
+    tri = L.triu() if upper else L.tril()
+    F = _attach(tri.detach(), L)
+    return _mT(F).matmul(F) if upper else F.matmul(_mT(F))
+
+
+def cholesky_solve(B: Tensor, L: Tensor, upper: bool = False) -> Tensor:
+    """X with A X = B, A = L L^T given its Cholesky factor L (U^T U with ``upper``)."""
+    _check_square(L, "cholesky_solve")
+    if B.ndim < 2:
+        raise RuntimeError(f"b should have at least 2 dimensions, but has {B.ndim} dimensions instead")
+    return solve(_cholesky_full(L, upper), B)
+
+
+def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
+    """inv(A) for A = L L^T (U^T U with ``upper``) given its Cholesky factor."""
+    _check_square(L, "cholesky_inverse")
+    return inv(_cholesky_full(L, upper))
+
+
+# torch's top-level names that are Tensor methods too (installed by aakaar.linalg.install)
+TOP_LEVEL_METHODS = {"lu": _torch_lu, "lu_solve": _torch_lu_solve, "triangular_solve": triangular_solve,
+                     "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "matrix_exp": matrix_exp}
