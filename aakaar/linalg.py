@@ -658,9 +658,10 @@ def install() -> None:
 # LU, triangular solves, matrix_exp, cond, ... live in linalg_extra (imported last: it uses the helpers above)
 from .linalg_extra import (TOP_LEVEL_METHODS, cond, eig, eigvals, householder_product, lu, lu_factor,  # noqa: E402
                            lu_factor_ex, lu_solve, lu_unpack, matrix_exp, solve_ex, solve_triangular, tensorinv,
-                           tensorsolve, vander)
+                           tensorsolve, vander, ldl_factor, ldl_factor_ex, ldl_solve)
 
 TOP_LEVEL.update(TOP_LEVEL_METHODS)
 
 __all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_triangular", "solve_ex", "matrix_exp", "cond",
-            "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals"]
+            "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals", "ldl_factor",
+            "ldl_factor_ex", "ldl_solve"]

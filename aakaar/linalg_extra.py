@@ -1,6 +1,6 @@
 """The rest of ``torch.linalg`` that real dtypes allow: LU (``lu_factor``, ``lu``, ``lu_solve``),
 triangular solves, ``solve_ex``, ``matrix_exp``, ``cond``, ``tensorinv``/``tensorsolve``,
-``vander`` and ``householder_product``; ``eig``/``eigvals`` refuse (their results are complex).
+``vander``, ``householder_product`` and LDL (``ldl_factor``, ``ldl_solve``); ``eig``/``eigvals`` refuse (their results are complex).
 
 As in :mod:`aakaar.linalg`, the factorisations are computed on the host in float64 (the LU is
 LAPACK's getf2 algorithm -- partial pivoting on the largest magnitude, the first one on ties --
@@ -24,7 +24,8 @@ from .linalg import (LinAlgError, _attach, _back, _check_float, _check_square, _
                      matrix_norm, solve, svdvals)
 
 __all__ = ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_triangular", "solve_ex", "matrix_exp", "cond",
-           "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals"]
+           "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals", "ldl_factor",
+           "ldl_factor_ex", "ldl_solve"]
 
 _I32 = _C.dtype.int32
 
@@ -539,3 +540,207 @@ def cholesky_inverse(L: Tensor, upper: bool = False) -> Tensor:
 # torch's top-level names that are Tensor methods too (installed by aakaar.linalg.install)
 TOP_LEVEL_METHODS = {"lu": _torch_lu, "lu_solve": _torch_lu_solve, "triangular_solve": triangular_solve,
                      "cholesky_solve": cholesky_solve, "cholesky_inverse": cholesky_inverse, "matrix_exp": matrix_exp}
+
+
+# ---- LDL (Bunch-Kaufman, as LAPACK's sytf2 with the lower triangle) ---------------------------------
+
+_BK_ALPHA = (1.0 + math.sqrt(17.0)) / 8.0
+
+
+def _mirror_lower(m: np.ndarray) -> np.ndarray:
+    return np.tril(m) + np.tril(m, -1).T
+
+
+def _sytf2_lower(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """LAPACK's dsytf2 (UPLO='L') on one symmetric matrix: A = L D L^T with Bunch-Kaufman
+    diagonal pivoting (1x1 and 2x2 blocks). Returns (LD with the strict upper part zeroed,
+    1-based pivots, negative for a 2x2 block, info: the first zero block's index or 0). sytrf
+    calls this unblocked form for n <= 64, its block size; its blocked form for larger n makes the
+    same pivot choices (tests/core/test_linalg_extra.py compares with torch up to n = 100)."""
+    A = _mirror_lower(a.astype(np.float64))               # only the lower triangle is read
+    n = A.shape[0]
+    piv = np.zeros(n, dtype=np.int32)
+    info = 0
+    k = 0
+    while k < n:
+        kstep = 1
+        absakk = abs(A[k, k])
+        if k < n - 1:
+            imax = k + 1 + int(np.argmax(np.abs(A[k + 1:, k])))
+            colmax = abs(A[imax, k])
+        else:
+            imax, colmax = k, 0.0
+        if max(absakk, colmax) == 0 or math.isnan(absakk):
+            info = info or k + 1
+            kp = k
+        else:
+            if absakk >= _BK_ALPHA * colmax:
+                kp = k
+            else:
+                rowmax = float(np.max(np.abs(A[imax, k:imax])))
+                if imax < n - 1:
+                    rowmax = max(rowmax, float(np.max(np.abs(A[imax + 1:, imax]))))
+                if absakk >= _BK_ALPHA * colmax * (colmax / rowmax):
+                    kp = k
+                elif abs(A[imax, imax]) >= _BK_ALPHA * rowmax:
+                    kp = imax
+                else:
+                    kp, kstep = imax, 2
+            kk = k + kstep - 1
+            if kp != kk:   # swap rows and columns kk and kp of the trailing (symmetric) matrix
+                perm = list(range(n))
+                perm[kk], perm[kp] = kp, kk
+                A[k:, k:] = A[np.ix_(perm, perm)][k:, k:]
+            # the updates round as LAPACK's (dsyr: a + x_i (alpha x_j)); the lower triangle is
+            # kept and mirrored, so the swaps above read what LAPACK reads
+            if kstep == 1:
+                if k < n - 1:
+                    x = A[k + 1:, k].copy()
+                    d11 = 1.0 / A[k, k]
+                    A[k + 1:, k + 1:] = _mirror_lower(A[k + 1:, k + 1:] + x[:, None] * (-d11 * x)[None, :])
+                    A[k + 1:, k] = x * d11
+            elif k < n - 2:
+                d21 = A[k + 1, k]
+                d11, d22 = A[k + 1, k + 1] / d21, A[k, k] / d21
+                t = 1.0 / (d11 * d22 - 1.0)
+                d21 = t / d21
+                wk = d21 * (d11 * A[k + 2:, k] - A[k + 2:, k + 1])
+                wkp1 = d21 * (d22 * A[k + 2:, k + 1] - A[k + 2:, k])
+                A[k + 2:, k + 2:] = _mirror_lower(A[k + 2:, k + 2:] - A[k + 2:, k, None] * wk[None, :]
+                                                  - A[k + 2:, k + 1, None] * wkp1[None, :])
+                A[k + 2:, k], A[k + 2:, k + 1] = wk, wkp1
+        if kstep == 1:
+            piv[k] = kp + 1
+        else:
+            piv[k] = piv[k + 1] = -(kp + 1)
+        k += kstep
+    return np.tril(A), piv, info
+
+
+def _sytrs_lower(LD: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """LAPACK's dsytrs (UPLO='L'): X with A X = B from sytf2's factors."""
+    B = b.astype(np.float64).copy()
+    n = LD.shape[0]
+    k = 0
+    while k < n:                                        # L D Y = B
+        if piv[k] > 0:
+            kp = piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            B[k + 1:] -= np.outer(LD[k + 1:, k], B[k])
+            B[k] /= LD[k, k]
+            k += 1
+        else:
+            kp = -piv[k] - 1
+            B[[k + 1, kp]] = B[[kp, k + 1]]
+            B[k + 2:] -= np.outer(LD[k + 2:, k], B[k]) + np.outer(LD[k + 2:, k + 1], B[k + 1])
+            akm1k = LD[k + 1, k]
+            akm1, ak = LD[k, k] / akm1k, LD[k + 1, k + 1] / akm1k
+            denom = akm1 * ak - 1.0
+            bkm1, bk = B[k] / akm1k, B[k + 1] / akm1k
+            B[k], B[k + 1] = (ak * bkm1 - bk) / denom, (akm1 * bk - bkm1) / denom
+            k += 2
+    k = n - 1
+    while k >= 0:                                       # L^T X = Y
+        if piv[k] > 0:
+            B[k] -= LD[k + 1:, k] @ B[k + 1:]
+            kp = piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            k -= 1
+        else:
+            B[k] -= LD[k + 1:, k] @ B[k + 1:]
+            B[k - 1] -= LD[k + 1:, k - 1] @ B[k + 1:]
+            kp = -piv[k] - 1
+            B[[k, kp]] = B[[kp, k]]
+            k -= 2
+    return B
+
+
+def _no_derivative(fn: str, value: Tensor, *inputs: Tensor) -> Tensor:
+    """value, and (when an input requires grad) a node whose backward refuses, as torch's has none."""
+    if not _tracking(*inputs):
+        return value
+    from .autograd.function import Function
+
+    class _NoDerivative(Function):
+        @staticmethod
+        def forward(ctx: Any, v: Tensor, *ins: Tensor) -> Tensor:
+            return v.clone()
+
+        @staticmethod
+        def backward(ctx: Any, grad: Tensor) -> tuple:
+            raise RuntimeError(f"derivative for linalg.{fn} is not implemented (torch has none either)")
+
+    return _NoDerivative.apply(value, *inputs)
+
+
+class LDLFactorResult(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+
+
+class LDLFactorExResult(NamedTuple):
+    LD: Tensor
+    pivots: Tensor
+    info: Tensor
+
+
+def ldl_factor_ex(A: Tensor, *, hermitian: bool = False, check_errors: bool = False) -> LDLFactorExResult:
+    """(LD, pivots, info): A = P L D L^T P^T for symmetric A (its lower triangle read) by
+    Bunch-Kaufman pivoting, in LAPACK's compact form (L below the diagonal, the 1x1 and 2x2 blocks
+    of D on and next to it; a negative pivot marks a 2x2 block). info > 0 where D has a zero
+    block (a LinAlgError with ``check_errors``). No gradient, as torch."""
+    _check_square(A, "ldl_factor_ex")
+    a = _np(A)
+    flat = a.reshape((-1,) + a.shape[-2:])
+    parts = [_sytf2_lower(m) for m in flat]
+    n = A.shape[-1]
+    ld = np.stack([p[0] for p in parts]).reshape(a.shape) if parts else a
+    piv = np.stack([p[1] for p in parts]).reshape(a.shape[:-1]) if parts else np.zeros(a.shape[:-1], np.int32)
+    info = np.array([p[2] for p in parts], dtype=np.int32).reshape(a.shape[:-2])
+    if check_errors and (info > 0).any():
+        raise LinAlgError(f"torch.linalg.ldl_factor_ex: the block D[{int(info[info > 0].flat[0])}] of the "
+                          "factorization is exactly zero: A is singular")
+    LD = _no_derivative("ldl_factor", _back(ld, A), A) if n else _back(ld, A)
+    return LDLFactorExResult(LD, _ints(piv, A), _ints(info, A))
+
+
+def ldl_factor(A: Tensor, *, hermitian: bool = False) -> LDLFactorResult:
+    """(LD, pivots) as ldl_factor_ex, a LinAlgError where A is singular (torch fails there with an
+    internal assertion)."""
+    _check_square(A, "ldl_factor")
+    LD, piv, info = ldl_factor_ex(A, hermitian=hermitian)
+    if bool((info > 0).any()):
+        i = int(info.detach().cpu().numpy()[info.detach().cpu().numpy() > 0].flat[0])
+        raise LinAlgError(f"torch.linalg.ldl_factor: the block D[{i}] of the factorization is exactly zero: "
+                          "A is singular")
+    return LDLFactorResult(LD, piv)
+
+
+def ldl_solve(LD: Tensor, pivots: Tensor, B: Tensor, *, hermitian: bool = False) -> Tensor:
+    """X with A X = B from A's ldl_factor (LAPACK's sytrs). No gradient, as torch."""
+    _check_square(LD, "ldl_solve")
+    if not isinstance(B, Tensor) or B.ndim < 2:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected B to have at least 2 dimensions.")
+    if B.dtype != LD.dtype:
+        raise RuntimeError(f"Expected b and A to have the same dtype, but found b of type {B.dtype.name} and A of "
+                           f"type {LD.dtype.name} instead.")
+    if not isinstance(pivots, Tensor) or pivots.dtype != _I32:
+        raise RuntimeError("torch.linalg.ldl_solve: Expected pivots to be integers. Got "
+                           f"{pivots.dtype.name if isinstance(pivots, Tensor) else type(pivots).__name__}")
+    n = LD.shape[-1]
+    if B.shape[-2] != n:
+        raise RuntimeError(f"torch.linalg.ldl_solve: Incompatible shapes of A and B for the equation AX = B "
+                           f"({n}x{n} and {B.shape[-2]}x{B.shape[-1]})")
+    if tuple(pivots.shape) != tuple(LD.shape[:-1]):
+        raise RuntimeError(f"torch.linalg.ldl_solve: Expected LD.shape[:-1] and pivots.shape to be the same, "
+                           f"but got pivots with shape {list(pivots.shape)} instead")
+    ld, piv, b = _np(LD), pivots.detach().cpu().numpy(), _np(B)
+    if piv.size and (np.abs(piv).min() < 1 or np.abs(piv).max() > n):
+        raise RuntimeError("torch.linalg.ldl_solve: pivots must be LAPACK's (1-based, negative for a 2x2 block)")
+    shape = np.broadcast_shapes(ld.shape[:-2], b.shape[:-2])
+    ld = np.broadcast_to(ld, shape + ld.shape[-2:]).reshape((-1, n, n))
+    piv = np.broadcast_to(piv, shape + piv.shape[-1:]).reshape((-1, n))
+    bb = np.broadcast_to(b, shape + b.shape[-2:]).reshape((-1,) + b.shape[-2:])
+    with np.errstate(all="ignore"):
+        x = np.stack([_sytrs_lower(ld[i], piv[i], bb[i]) for i in range(bb.shape[0])]) if bb.shape[0] else bb
+    return _no_derivative("ldl_solve", _back(x.reshape(shape + b.shape[-2:]), LD), LD, B)

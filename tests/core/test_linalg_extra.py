@@ -327,3 +327,76 @@ def test_cholesky_solve_and_inverse(upper):
                 check_fd=False)
     with pytest.raises(RuntimeError, match="at least 2 dimensions"):
         aakaar.cholesky_solve(aakaar.ones(4, dtype=aakaar.float64), fa[0])
+
+
+# ---- LDL ---------------------------------------------------------------------------------------------
+
+def _sym(n, seed, small_diag=False, batch=()):
+    a = rnd(*batch, n, n, seed=seed)
+    a = a + np.swapaxes(a, -1, -2)
+    if small_diag:                                             # forces 2x2 pivot blocks
+        a[..., range(n), range(n)] *= 0.01
+    return a
+
+
+@pytest.mark.parametrize("n,small_diag", [(1, False), (5, False), (6, True), (9, True), (100, False)])
+def test_ldl_factor_and_solve(n, small_diag):
+    x = _sym(n, n, small_diag, batch=(2,) if n < 50 else ())
+    x_upper_noise = x + np.triu(rnd(*x.shape, seed=99), 1)     # only the lower triangle is read
+    a, t = pair(x_upper_noise)
+    LD_a, piv_a = LA.ldl_factor(a)
+    LD_t, piv_t = TL.ldl_factor(t)
+    close(LD_a, LD_t, rtol=1e-9, atol=1e-11)
+    assert piv_a.tolist() == piv_t.tolist() and piv_a.dtype == aakaar.int32
+    if small_diag:
+        assert (piv_t < 0).any()                              # 2x2 blocks were exercised
+    ex = LA.ldl_factor_ex(a)
+    assert ex.info.tolist() == TL.ldl_factor_ex(t).info.tolist()
+    B = rnd(*x.shape[:-1], 3, seed=7)
+    ba, bt = pair(B)
+    close(LA.ldl_solve(LD_a, piv_a, ba), TL.ldl_solve(LD_t, piv_t, bt), rtol=1e-9, atol=1e-11)
+    a32, t32 = pair(x, aakaar.float32)
+    LD32, p32 = LA.ldl_factor(a32)
+    if p32.tolist() == TL.ldl_factor(t32).pivots.tolist():    # float32 rounding may pick other pivots
+        close(LD32, TL.ldl_factor(t32).LD, rtol=1e-4, atol=1e-4)
+
+
+def test_ldl_singular():
+    x = np.zeros((2, 3, 3))
+    x[1] = np.diag([1.0, 0.0, 2.0])
+    a, t = pair(x)
+    ex_a, ex_t = LA.ldl_factor_ex(a), TL.ldl_factor_ex(t)
+    assert ex_a.info.tolist() == ex_t.info.tolist() == [1, 2]
+    close(ex_a.LD, ex_t.LD)
+    with pytest.raises(LA.LinAlgError, match="singular"):
+        LA.ldl_factor(a)
+    with pytest.raises(LA.LinAlgError, match="singular"):
+        LA.ldl_factor_ex(a, check_errors=True)
+
+
+def test_ldl_has_no_derivative_as_torch():
+    x = _sym(4, 1)
+    a, t = pair(x, requires_grad=True)
+    LD_a, piv_a = LA.ldl_factor(a)
+    LD_t, piv_t = TL.ldl_factor(t)
+    with pytest.raises(RuntimeError, match="derivative for .*ldl_factor"):
+        LD_t.sum().backward()
+    with pytest.raises(RuntimeError, match="derivative for linalg.ldl_factor is not implemented"):
+        LD_a.sum().backward()
+    b = aakaar.tensor(rnd(4, 1), requires_grad=True)
+    with pytest.raises(RuntimeError, match="derivative for linalg.ldl_solve is not implemented"):
+        LA.ldl_solve(LD_a.detach(), piv_a, b).sum().backward()
+
+
+def test_ldl_bad_input():
+    with pytest.raises(RuntimeError, match="square"):
+        LA.ldl_factor(aakaar.ones(2, 3))
+    LD, piv = LA.ldl_factor(aakaar.tensor(_sym(3, 2)))
+    with pytest.raises(RuntimeError, match="same dtype"):
+        LA.ldl_solve(LD, piv, aakaar.ones(3, 1))
+    with pytest.raises(RuntimeError, match="at least 2 dimensions"):
+        LA.ldl_solve(LD, piv, aakaar.ones(3, dtype=aakaar.float64))
+    with pytest.raises(RuntimeError, match="integers"):
+        LA.ldl_solve(LD, piv.to(aakaar.float64), aakaar.ones(3, 1, dtype=aakaar.float64))
+    with pytest.raises(RuntimeError, match="Incompatible shapes"):
+        LA.ldl_solve(LD, piv, aakaar.ones(2, 1, dtype=aakaar.float64))
