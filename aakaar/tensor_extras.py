@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import builtins
 import math
 from typing import Any, NamedTuple, Sequence
 
@@ -18,7 +19,7 @@ _F32 = _C.dtype.float32
 _F64 = _C.dtype.float64
 _I64 = _C.dtype.int64
 
-__all__ = ["angle", "histogram", "igamma", "igammac", "nonzero_static", "resize_as_", "unsafe_chunk",
+__all__ = ["angle", "histogram", "histogramdd", "igamma", "igammac", "nonzero_static", "resize_as_", "unsafe_chunk",
            "unsafe_split", "unsafe_split_with_sizes", "prelu"]
 
 
@@ -60,57 +61,114 @@ def _linspace(lo: float, hi: float, steps: int, dtype: np.dtype) -> np.ndarray:
     return np.where(i < half, lo_ + step * i.astype(dtype), hi_ - step * (steps - 1 - i).astype(dtype)).astype(dtype)
 
 
+def _edges(col: np.ndarray, bins: Any, rng: Any, input: Tensor, dt: np.dtype, fn: str, dim: int) -> np.ndarray:
+    """One dim's bin edges: the given tensor, or ``bins`` equal bins over ``rng`` (default the
+    data's min and max; [0, 1] for no data; widened by 0.5 each way when they are equal)."""
+    if isinstance(bins, Tensor):
+        if bins.ndim != 1 or bins.shape[0] < 1:
+            raise RuntimeError(f"{fn}(): bins tensor should have one dimension and at least 1 element")
+        if bins.dtype != input.dtype:
+            raise RuntimeError(f"{fn}: input tensor and bins tensors should have the same dtype, but got input "
+                               f"{input.dtype.name} and bins {bins.dtype.name}")
+        edges = _host(bins).astype(dt)
+        if np.any(np.diff(edges) < 0):
+            raise RuntimeError(f"{fn}(): bin edges must be increasing")
+        return edges
+    if not isinstance(bins, int) or bins <= 0:
+        raise RuntimeError(f"{fn}(): bins must be > 0, but got {bins} for dimension {dim}")
+    if rng is not None:
+        lo, hi = rng
+        if lo > hi:
+            raise RuntimeError(f"{fn}(): max must be larger than min, but got min {lo} max {hi}")
+    else:
+        lo, hi = (float(col.min()), float(col.max())) if col.size else (0.0, 1.0)
+    if not (math.isfinite(lo) and math.isfinite(hi)):
+        raise RuntimeError(f"{fn}(): range of [{lo}, {hi}] is not finite")
+    if lo == hi:
+        lo, hi = lo - 0.5, hi + 0.5
+    return _linspace(lo, hi, bins + 1, dt)
+
+
+def _histogramdd(input: Tensor, bins: Any, range: Any, weight: Any, density: bool,  # noqa: A002
+                 fn: str) -> tuple[Tensor, list[Tensor]]:
+    """The histogram of the rows of ``input`` (..., D) over D dims: each bin is [left, right) but
+    the last, [left, right]; points outside any dim's edges are dropped."""
+    if not isinstance(input, Tensor):
+        raise TypeError(f"{fn}(): argument 'input' must be Tensor, not {type(input).__name__}")
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype.name}'")
+    if input.ndim < 2:
+        raise RuntimeError("torch.histogramdd: input tensor should have at least 2 dimensions")
+    D = input.shape[-1]
+    dt = np.dtype(np.float64 if input.dtype == _F64 else np.float32)
+    pts = _host(input).astype(dt).reshape(-1, D)
+    per_dim = list(bins) if isinstance(bins, (list, tuple)) else [bins] * D
+    if len(per_dim) != D:
+        raise RuntimeError("histogramdd: The size of bins must be equal to the innermost dimension of the input.")
+    if range is not None and len(range) != 2 * D:
+        raise RuntimeError(f"torch.histogramdd: for a {D}-dimensional histogram range should have {2 * D} elements, "
+                           f"but got {len(range)}")
+    edges = [_edges(pts[:, d], per_dim[d], None if range is None else (float(range[2 * d]), float(range[2 * d + 1])),
+                    input, dt, fn, d) for d in builtins.range(D)]
+    w = None
+    if weight is not None:
+        if tuple(weight.shape) != tuple(input.shape[:-1]):
+            raise RuntimeError("torch.histogramdd: if weight tensor is provided it should have the same shape as the "
+                               "input tensor excluding its innermost dimension, but got input with shape "
+                               f"{list(input.shape)} and weight with shape {list(weight.shape)}")
+        w = _host(weight).astype(dt).reshape(-1)
+    counts = [len(e) - 1 for e in edges]
+    inside = np.ones(len(pts), bool)
+    for d, e in enumerate(edges):
+        inside &= (pts[:, d] >= e[0]) & (pts[:, d] <= e[-1])
+    idx = [np.minimum(np.searchsorted(e, pts[inside, d], side="right") - 1, counts[d] - 1)
+           for d, e in enumerate(edges)]
+    total = math.prod(counts)
+    if total:
+        flat = np.ravel_multi_index(idx, counts) if D else np.zeros(0, np.int64)
+        hist = np.bincount(flat, weights=None if w is None else w[inside], minlength=total).astype(dt)
+    else:
+        hist = np.zeros(0, dt)
+    hist = hist.reshape(counts)
+    if density:
+        volume = np.ones(counts, dt)
+        for d, e in enumerate(edges):
+            shape = [1] * D
+            shape[d] = counts[d]
+            volume = volume * np.diff(e).reshape(shape)
+        hist = (hist / hist.sum() / volume).astype(dt)
+    return (_from_host(hist, input.dtype, input.device),
+            [_from_host(e, input.dtype, input.device) for e in edges])
+
+
+
 def histogram(input: Tensor, bins: Any = 100, *, range: Sequence[float] | None = None,  # noqa: A002
               weight: Tensor | None = None, density: bool = False) -> HistogramResult:
     """(hist, bin_edges): ``bins`` equal bins over ``range`` (default the data's min and max, [0, 1]
-    for empty input; widened by 0.5 each way when they are equal) or the given increasing edges; each bin is
-    [left, right) except the last, [left, right]; values outside are dropped. ``weight`` sums
-    weights instead of counting; ``density`` divides by the total and the bin widths."""
+    for empty input; widened by 0.5 each way when they are equal) or the given increasing edges;
+    each bin is [left, right) except the last, [left, right]; values outside are dropped.
+    ``weight`` sums weights instead of counting; ``density`` divides by the total and the bin widths."""
     if not isinstance(input, Tensor):
         raise TypeError(f"histogram(): argument 'input' must be Tensor, not {type(input).__name__}")
-    if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"histogramdd\" not implemented for '{input.dtype.name}'")
-    dt = np.dtype(np.float64 if input.dtype == _F64 else np.float32)
-    x = _host(input).astype(dt).reshape(-1)
-    if isinstance(bins, Tensor):
-        if bins.ndim != 1 or bins.shape[0] < 1:
-            raise RuntimeError("torch.histogram(): bins tensor should have one dimension and at least 1 element")
-        if bins.dtype != input.dtype:
-            raise RuntimeError(f"torch.histogram: input tensor and bins tensors should have the same dtype, but "
-                               f"got input {input.dtype.name} and bins {bins.dtype.name}")
-        edges = _host(bins).astype(dt)
-        if np.any(np.diff(edges) < 0):
-            raise RuntimeError("torch.histogram(): bin edges must be increasing")
-    else:
-        if not isinstance(bins, int) or bins <= 0:
-            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
-        if range is not None:
-            lo, hi = float(range[0]), float(range[1])
-            if lo > hi:
-                raise RuntimeError(f"torch.histogram(): max must be larger than min, but got min {lo} max {hi}")
-        else:
-            lo, hi = (float(x.min()), float(x.max())) if x.size else (0.0, 1.0)   # torch's for empty input
-        if not (math.isfinite(lo) and math.isfinite(hi)):
-            raise RuntimeError(f"torch.histogram(): range of [{lo}, {hi}] is not finite")
-        if lo == hi:
-            lo, hi = lo - 0.5, hi + 0.5
-        edges = _linspace(lo, hi, bins + 1, dt)
-    w = None
-    if weight is not None:
-        if tuple(weight.shape) != tuple(input.shape):
-            raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as "
-                               "the input tensor excluding its innermost dimension")
-        w = _host(weight).astype(dt).reshape(-1)
-    nb = len(edges) - 1
-    inside = (x >= edges[0]) & (x <= edges[-1])
-    idx = np.minimum(np.searchsorted(edges, x[inside], side="right") - 1, nb - 1)
-    hist = np.bincount(idx, weights=None if w is None else w[inside], minlength=nb).astype(dt) if nb > 0 \
-        else np.zeros(0, dt)
-    if density:
-        widths = np.diff(edges)
-        total = hist.sum()
-        hist = (hist / total / widths).astype(dt)
-    return HistogramResult(_from_host(hist, input.dtype, input.device), _from_host(edges, input.dtype, input.device))
+    if weight is not None and tuple(weight.shape) != tuple(input.shape):
+        raise RuntimeError("torch.histogram(): if weight tensor is provided it should have the same shape as the "
+                           "input tensor")
+    hist, edges = _histogramdd(input.reshape(-1, 1), [bins], range, None if weight is None else weight.reshape(-1),
+                               density, "torch.histogram")
+    return HistogramResult(hist, edges[0])
+
+
+class HistogramddResult(NamedTuple):
+    hist: Tensor
+    bin_edges: tuple
+
+
+def histogramdd(input: Tensor, bins: Any = 10, *, range: Sequence[float] | None = None,  # noqa: A002
+                weight: Tensor | None = None, density: bool = False) -> HistogramddResult:
+    """(hist, bin_edges) of the points in ``input``'s rows (its last dim is D): ``bins`` an int for
+    every dim, a list of ints, or a list of edge tensors; ``range`` a flat [min0, max0, min1, ...]."""
+    hist, edges = _histogramdd(input, bins, range, weight, density, "torch.histogramdd")
+    return HistogramddResult(hist, tuple(edges))
 
 
 # ---- igamma / igammac --------------------------------------------------------------------------------

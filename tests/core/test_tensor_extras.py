@@ -239,3 +239,39 @@ def test_pin_memory_is_self_and_says_why():
 def test_share_memory_refuses():
     with pytest.raises(NotImplementedError, match="no shared-memory storage"):
         aakaar.ones(3).share_memory_()
+
+
+# ---- histogramdd -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype,rtol", [("float32", 1e-6), ("float64", 1e-12)])
+@pytest.mark.parametrize("bins", [3, [2, 5, 4]])
+@pytest.mark.parametrize("range_", [None, [-1.0, 1.0, 0.0, 2.0, -2.0, 0.5]])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("density", [False, True])
+def test_histogramdd(dtype, rtol, bins, range_, weighted, density):
+    rng = np.random.default_rng(3)
+    x = np.round(rng.standard_normal((2, 30, 3)), 1)
+    w = rng.random((2, 30))
+    (a, t), (wa, wt) = both(x, dtype), both(w, dtype)
+    got = aakaar.histogramdd(a, bins, range=range_, weight=wa if weighted else None, density=density)
+    want = torch.histogramdd(t, bins, range=range_, weight=wt if weighted else None, density=density)
+    same(got.hist, want.hist, rtol=rtol, atol=rtol)
+    assert len(got.bin_edges) == len(want.bin_edges) == 3
+    for g, e in zip(got.bin_edges, want.bin_edges):
+        same(g, e, rtol=rtol)
+
+
+def test_histogramdd_edge_tensors_and_bad_input():
+    a, t = both([[1.0, 2.0], [1.0, 3.0], [0.2, 2.5]])
+    ea = [aakaar.tensor([0.0, 1.5, 2.0]), aakaar.tensor([2.0, 3.0])]
+    et = [torch.tensor([0.0, 1.5, 2.0]), torch.tensor([2.0, 3.0])]
+    got, want = aakaar.histogramdd(a, ea), torch.histogramdd(t, et)
+    same(got.hist, want.hist)
+    e, et_ = both(np.zeros((0, 2)))
+    same(aakaar.histogramdd(e, 2).hist, torch.histogramdd(et_, 2).hist)
+    for call in (lambda m, x: m.histogramdd(x[0], 2), lambda m, x: m.histogramdd(x, [2, 3, 4]),
+                 lambda m, x: m.histogramdd(x, 2, range=[0.0, 1.0])):
+        with pytest.raises(RuntimeError):
+            call(torch, t)
+        with pytest.raises(RuntimeError):
+            call(aakaar, a)
