@@ -318,9 +318,8 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     offset (the elements keep their places in memory, new ones are uninitialised). When the
     storage is too small a larger one is allocated and the old bytes copied (other views of the
     old storage do not see it, unlike torch, which grows the storage object). Refused on a
-    tensor that requires grad, as torch."""
-    from .autograd import is_grad_enabled
-    if self.requires_grad and is_grad_enabled():
+    tensor that requires grad, even under no_grad(), as torch."""
+    if self.requires_grad:   # even under no_grad(), as torch
         raise RuntimeError("cannot resize variables that require grad")
     shape = _sizes(sizes)
     strides = [1] * len(shape)
@@ -390,7 +389,7 @@ def share_memory_(self: Tensor) -> Tensor:
 
 def install() -> None:
     """Tensor methods: angle, histogram, igamma(c)(_), nonzero_static, resize_, resize_as_, the unsafe
-    splits, prelu, pin_memory, share_memory_; special.gammainc / gammaincc."""
+    splits, prelu, pin_memory, share_memory_."""
     for fn in (angle, histogram, igamma, igammac, nonzero_static, resize_, resize_as_, unsafe_chunk, unsafe_split,
                unsafe_split_with_sizes, prelu, pin_memory, share_memory_):
         setattr(Tensor, fn.__name__, fn)
@@ -398,6 +397,3 @@ def install() -> None:
     Tensor.igammac_ = lambda self, other: self.copy_(igammac(self, other))
     Tensor.igamma_.__doc__ = "In-place igamma; returns self."
     Tensor.igammac_.__doc__ = "In-place igammac; returns self."
-    from . import special
-    special.gammainc, special.gammaincc = igamma, igammac
-    special.__all__ += ["gammainc", "gammaincc"]

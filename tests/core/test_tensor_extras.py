@@ -179,6 +179,15 @@ def test_resize_shrinks_and_reuses_storage():
     same(a, t)                                               # the elements were never lost
 
 
+def test_resize_of_a_view_starts_at_its_offset():
+    a, t = aakaar.arange(10.0)[2:6], torch.arange(10.0)[2:6]
+    same(a.resize_(2, 2), t.resize_(2, 2))
+    a, t = aakaar.arange(10.0)[2:6], torch.arange(10.0)[2:6]
+    a.resize_(3, 4)
+    t.resize_(3, 4)
+    same(a[:2], t[:2])                                       # the old storage's elements, in place
+
+
 def test_resize_grows_keeping_old_elements():
     a, t = both([1.0, 2.0, 3.0])
     a.resize_(2, 4)
@@ -195,6 +204,11 @@ def test_resize_as_and_refusal():
         tg.resize_(3)
     with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
         g.resize_(3)
+    with aakaar.no_grad(), torch.no_grad():
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            tg.resize_(3)
+        with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+            g.resize_(3)
     with pytest.raises(RuntimeError):
         a.resize_(-1)
 
