@@ -129,8 +129,9 @@ def _lu_core(A: Tensor, pivot: bool, fn: str) -> tuple[np.ndarray, np.ndarray, n
     if A.ndim < 2:
         raise RuntimeError(f"torch.linalg.{fn}: Expected tensor with 2 or more dimensions. Got size: "
                            f"{list(A.shape)} instead")
-    if not pivot:
-        raise RuntimeError(f"linalg.{fn}: LU without pivoting is not implemented on the CPU")
+    if not pivot:   # torch has it on CUDA only; aakaar's LU always runs on the host
+        raise RuntimeError(f"linalg.{fn}: LU without pivoting is not implemented on the CPU" +
+                           ("" if A.device.type == "cpu" else " (aakaar computes every LU on the host)"))
     return _getrf(_np(A))
 
 

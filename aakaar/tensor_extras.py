@@ -379,12 +379,15 @@ def pin_memory(self: Tensor, device: Any = None) -> Tensor:
 
 
 def share_memory_(self: Tensor) -> Tensor:
-    """Refused: aakaar has no inter-process shared storage (its tensors live in ordinary process
-    memory; the Go serving layer shares memory between Go and C within one process, not between
-    processes)."""
-    raise NotImplementedError("share_memory_(): aakaar has no shared-memory storage for tensors, so a tensor cannot "
-                              "be moved to memory shared between processes; pass tensors between processes by "
-                              "saving them (aakaar.save / aakaar.load) or use threads, which share memory already")
+    """Refused: aakaar cannot move a tensor's storage into shared memory. Its storages are ordinary
+    process memory, and the Go server (chapter 18, aakaar/serving.py) shares buffers between Go and
+    Python inside one process, not between processes. What does work: ``aakaar.from_numpy`` of a
+    numpy array over a ``multiprocessing.shared_memory`` block makes a tensor that uses that block."""
+    raise NotImplementedError(
+        "share_memory_(): aakaar has no shared-memory storage for tensors, so a tensor's memory cannot be moved "
+        "to memory shared between processes. Create the tensor over shared memory instead: "
+        "shm = multiprocessing.shared_memory.SharedMemory(create=True, size=nbytes); "
+        "t = aakaar.from_numpy(numpy.ndarray(shape, dtype, buffer=shm.buf)) (t uses shm's memory)")
 
 
 def install() -> None:

@@ -250,9 +250,20 @@ def test_pin_memory_is_self_and_says_why():
     assert "page-locked buffer" in aakaar.Tensor.pin_memory.__doc__
 
 
-def test_share_memory_refuses():
+def test_share_memory_refuses_and_the_suggested_way_works():
     with pytest.raises(NotImplementedError, match="no shared-memory storage"):
         aakaar.ones(3).share_memory_()
+    from multiprocessing import shared_memory
+    shm = shared_memory.SharedMemory(create=True, size=12)
+    try:
+        view = np.ndarray((3,), dtype=np.float32, buffer=shm.buf)
+        t = aakaar.from_numpy(view)
+        t.fill_(2.0)
+        assert bytes(shm.buf[:4]) == np.float32(2.0).tobytes()   # the tensor writes the shared block
+        del t, view
+    finally:
+        shm.close()
+        shm.unlink()
 
 
 # ---- histogramdd -------------------------------------------------------------------------------------
