@@ -305,6 +305,32 @@ _PROPERTIES = {
 }
 
 
+def _removable_register_hook(register: Any) -> Any:
+    """``Tensor.register_hook`` returning a handle, as torch's does: ``handle.remove()`` switches the
+    hook off (the engine keeps a no-op in its place)."""
+
+    def register_hook(self: Tensor, hook: Any) -> Any:
+        from collections import OrderedDict
+
+        from .utils.hooks import RemovableHandle
+
+        if not callable(hook):
+            raise TypeError(f"register_hook: the hook must be callable, got {type(hook).__name__}")
+        live: OrderedDict[int, Any] = OrderedDict()  # (a plain dict cannot be weakly referenced by the handle)
+        handle = RemovableHandle(live)
+        live[handle.id] = hook
+
+        def call(grad: Tensor) -> Any:
+            active = live.get(handle.id)
+            return None if active is None else active(grad)
+
+        register(self, call)
+        return handle
+
+    register_hook.__doc__ = register.__doc__ + " Returns a handle whose remove() takes the hook off."
+    return register_hook
+
+
 def _documented(fn: Any, name: str, doc: str) -> Any:
     fn.__name__ = fn.__qualname__ = name
     fn.__doc__ = doc
@@ -338,6 +364,9 @@ def install() -> None:
     Tensor.real = property(lambda self: self, doc="self (a real tensor is its own real part).")
     Tensor.imag = property(_imag, doc="Refused: aakaar's tensors are real (as torch refuses .imag of a real tensor).")
     Tensor.apply_ = _apply_
+    if not hasattr(Tensor.register_hook, "__wrapped_register__"):
+        Tensor.register_hook = _removable_register_hook(Tensor.register_hook)
+        Tensor.register_hook.__wrapped_register__ = True
     Tensor.map_ = _map_
     for name in _CONSTANT_FALSE:
         setattr(Tensor, name, _documented(lambda self: False, name, "False for every aakaar tensor (dense, real, "

@@ -150,3 +150,20 @@ def test_extra_state_state_dict_hooks_and_lookup_by_name():
     assert net.type(ak.float64)[0].weight.dtype == ak.float64
     with pytest.raises(TypeError, match="must be callable"):
         net.register_forward_hook(3)
+
+
+def test_tensor_register_hook_returns_a_removable_handle_as_in_torch():
+    grads = []
+    for m in (ak, torch):
+        x = m.ones(3, requires_grad=True)
+        h1 = x.register_hook(lambda g: g * 10)
+        h2 = x.register_hook(lambda g: g + 1)
+        (x * 2).sum().backward()
+        h1.remove()
+        h1.remove()  # twice is harmless
+        (x * 2).sum().backward()
+        with h2:
+            pass
+        (x * 2).sum().backward()
+        grads.append(x.grad.tolist())
+    assert grads[0] == grads[1] == [21.0 + 3.0 + 2.0] * 3
