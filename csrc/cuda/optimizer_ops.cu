@@ -183,8 +183,10 @@ __global__ void count_kernel(OptimizerStep st, CounterTable tab, CountedCoef<T>*
   const bool f_step = tab.f64[j] & 1, f0 = tab.f64[j] & 2, f1 = tab.f64[j] & 4;
   double t = 0, product = 1;
   if (tab.step[j]) t = store_counter(tab.step[j], f_step, load_counter(tab.step[j], f_step) + 1);
-  if (st.kind == OptimizerKind::NAdam)
-    product = store_counter(tab.aux0[j], f0, om::next_mu_product(load_counter(tab.aux0[j], f0), om::nadam_mu(st, t), f0));
+  if (st.kind == OptimizerKind::NAdam) {
+    const double renewed = om::next_mu_product(load_counter(tab.aux0[j], f0), om::nadam_mu(st, t), f0);
+    product = store_counter(tab.aux0[j], f0, renewed);
+  }
   if (st.kind == OptimizerKind::ASGD) {  // this step reads eta and mu; the next one their renewed values
     st.eta = load_counter(tab.aux0[j], f0);
     st.mu = load_counter(tab.aux1[j], f1);
