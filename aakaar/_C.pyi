@@ -1618,6 +1618,10 @@ def _optimizer_step(step: OptimizerStep, params: collections.abc.Sequence[Tensor
     """
     One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step counters in place.
     """
+def _optimizer_step_capturable(step: OptimizerStep, params: collections.abc.Sequence[Tensor], grads: collections.abc.Sequence[Tensor], states: collections.abc.Sequence[collections.abc.Sequence[Tensor]], steps: collections.abc.Sequence[Tensor], mu_products: collections.abc.Sequence[Tensor], scalars: collections.abc.Sequence[collections.abc.Sequence[Tensor]] = [], lr: Tensor = None) -> None:
+    """
+    The fused step with capturable=True (ops/optimizer.h): the counters (and lr, when a tensor there) live on the parameters' device, which renews them without reading a value back to the host.
+    """
 def _profiler_recording() -> builtins.bool:
     """
     Whether the profiler is recording.

@@ -29,17 +29,25 @@ The four flags PyTorch's optimizers take, and what they mean here:
   ``weight_decay``). The fused native step cannot be recorded, so such a group runs a step
   composed of aakaar's autograd ops, PyTorch's single-tensor code with grad mode on
   (differentiable.py), a Python loop over the parameters: slower, and only when asked for.
-  On "cuda" the same ops run on the device (the step counters stay on the host, as PyTorch's).
+  On "cuda" the same ops run on the device (the step counters stay on the host, as PyTorch's
+  without capturable=True).
   The parameters are then non-leaf tensors (clones of leaves): a leaf that requires grad cannot
   be updated in place while autograd records (RuntimeError, as in PyTorch). As PyTorch:
   ``fused=True`` with it is a RuntimeError, ``foreach=True`` an AssertionError at the step
   (SGD excepted), and Adagrad, RMSprop, Adamax, Adadelta and Rprop take ``lr`` as a number
   (an ``lr`` tensor that requires grad is a TypeError).
-- ``capturable=True`` (where PyTorch takes it): the step must never wait on the host, so that
-  it can be captured in a CUDA graph; PyTorch allows it only for accelerator parameters and
-  refuses CPU parameters at the step with an AssertionError, and so does aakaar. aakaar's CUDA
-  step does not implement it yet (the step counters live on the host): a CUDA parameter with
-  capturable=True is a NotImplementedError at the step, never a silent host synchronisation.
+- ``capturable=True`` (where PyTorch takes it: Adam, AdamW, Adamax, NAdam, RAdam, RMSprop,
+  Adadelta, Rprop, ASGD): the step must never wait on the host, so that it can be captured in a
+  CUDA graph. As in PyTorch, each parameter's ``state["step"]`` is then a 0-d float32 tensor on
+  the parameter's device (NAdam's ``mu_product``, ASGD's ``eta`` and ``mu`` too), and the step
+  increments it there; the bias corrections and the other numbers that depend on it are worked
+  out on the device, per parameter, by the same arithmetic the host uses otherwise
+  (csrc/core/optimizer_math.h, csrc/cuda/optimizer_ops.cu), so the results equal the
+  non-capturable step's. An ``lr`` tensor on the device is read there. ``load_state_dict``
+  moves the counters where the loaded groups' flag says (the device with capturable=True, as
+  PyTorch moves ``step``; the CPU without). PyTorch refuses CPU parameters, and counters left
+  on the CPU, at the step with an AssertionError, and so does aakaar; capturable=True with
+  differentiable=True is a NotImplementedError (the recorded step counts on the host).
 
 Non-finite gradients are applied as PyTorch applies them: a NaN or inf gradient makes
 the state and the parameter NaN or inf in the same places (Rprop's sign of NaN is 0,

@@ -11,8 +11,10 @@ threaded above a size threshold, in float32 or float64, contiguous or not.
 nothing: every step here is already fused and multi-tensor (PyTorch's ``fused=True``
 in spirit, PyTorch's single-tensor arithmetic in its order of operations).
 ``differentiable=True`` runs a step composed of autograd ops instead (differentiable.py);
-``capturable=True`` is refused for CPU parameters, as PyTorch refuses it (see __init__.py). ``lr`` may be a
-one-element tensor, as in PyTorch: each step reads its value, and a scheduler fills it in place.
+``capturable=True`` keeps the step counters on the parameters' device (CUDA), which renews them and
+works out the bias corrections itself, and is refused for CPU parameters, as PyTorch refuses it
+(see __init__.py). ``lr`` may be a one-element tensor, as in PyTorch: each step reads its value (on
+the device, for a capturable group's lr tensor there), and a scheduler fills it in place.
 """
 
 from __future__ import annotations
@@ -55,19 +57,38 @@ def _check_unsupported(name: str, capturable: bool = False, differentiable: bool
         raise RuntimeError("`fused` does not support `differentiable`")
 
 
-def _check_capturable(group: dict[str, Any], params: Iterable[Tensor]) -> None:
-    """``capturable=True`` asks that a step never wait on the host (CUDA graphs): PyTorch allows it
-    only on accelerators and refuses CPU parameters at the step with an AssertionError; so does aakaar."""
+def _check_capturable(group: dict[str, Any], params: Iterable[Tensor], state: Any = None) -> bool:
+    """Whether the group's step is capturable: ``capturable=True`` asks that a step never wait on the
+    host (CUDA graphs). PyTorch allows it only on accelerators and refuses CPU parameters, or step
+    counters left on the CPU, at the step with an AssertionError; so does aakaar. On "cuda" the
+    counters then live on the device, which renews them itself (_C._optimizer_step_capturable)."""
     params = list(params)
     if not group.get("capturable") or not params:
-        return
+        return False
     for i, p in enumerate(params):
         if p.device.type != "cuda":
             raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
                                  f"['cuda'] (parameter {i} is on '{p.device.type}'; capturable=True is for "
                                  "CUDA graphs, set capturable=False for CPU parameters)")
-    raise NotImplementedError("capturable=True: aakaar's CUDA optimizer step keeps its step counters on the host, "
-                              "so it would wait on the host each step; use capturable=False")
+        step = state.get(p, {}).get("step") if state is not None else None
+        if isinstance(step, Tensor) and step.device != p.device:
+            raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
+                                 f"['cuda'] (the step of parameter {i} is on '{step.device}', its parameter on "
+                                 f"'{p.device}': state made with capturable=False stays on the host; load it "
+                                 "through load_state_dict, which moves it)")
+    if group.get("differentiable"):
+        raise NotImplementedError("capturable=True with differentiable=True: aakaar's recorded step "
+                                  "(differentiable.py) keeps its step counters on the host; use capturable=False")
+    return True
+
+
+def _counter(group: dict[str, Any], p: Tensor, value: float = 0.0) -> Tensor:
+    """A 0-d float32 counter of parameter ``p`` (its step; NAdam's mu_product, ASGD's eta and mu), as
+    torch.optim keeps it: on the CPU, or on p's device with capturable=True."""
+    t = _C.zeros(dtype=_C.dtype.float32, device=p.device if group.get("capturable") else "cpu")
+    if value != 0.0:
+        t.fill_(float(value))
+    return t
 
 
 def _step_counter() -> Tensor:
@@ -75,10 +96,20 @@ def _step_counter() -> Tensor:
     return _C.zeros(dtype=_C.dtype.float32)
 
 
+def _device_lr(group: dict[str, Any]) -> Tensor | None:
+    """A capturable group's lr when it is a tensor on a device (read there, never on the host)."""
+    lr = group["lr"]
+    if group.get("capturable") and isinstance(lr, Tensor) and lr.device.type != "cpu":
+        return lr
+    return None
+
+
 def _new_step(kind: Any, group: dict[str, Any], **fields: Any) -> Any:
     s = _C.OptimizerStep()
     s.kind = kind
-    s.lr = float(group["lr"])
+    lr = group["lr"]
+    # A capturable step reads an lr tensor on the device there (_C._optimizer_step_capturable's lr).
+    s.lr = 0.0 if _device_lr(group) is not None else float(lr)
     s.weight_decay = float(group.get("weight_decay", 0.0))
     s.maximize = bool(group.get("maximize", False))
     for k, v in fields.items():
@@ -108,7 +139,7 @@ class _Fused(Optimizer):
 
         def init(p: Tensor, state: dict) -> None:
             if counted:
-                state["step"] = _step_counter()
+                state["step"] = _counter(group, p)
             for name in slots:
                 state[name] = zeros_like(p)
         return init
@@ -117,13 +148,13 @@ class _Fused(Optimizer):
         """One update of every parameter that has a gradient; returns the closure's loss."""
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            _check_capturable(group, [p for p in group["params"] if p.grad is not None])
+            capturable = _check_capturable(group, [p for p in group["params"] if p.grad is not None], self.state)
             if group.get("differentiable"):
                 composed_step(self, self.kind, group)
                 continue
             step = _new_step(self.kind, group, **self._options(group))
             self._fused_step(group, step, self._slots(group), self._init_state(group), counted=self.counted,
-                             nadam=self.kind == K.NAdam, scalar_keys=self.scalar_keys)
+                             nadam=self.kind == K.NAdam, scalar_keys=self.scalar_keys, capturable=capturable)
         return loss
 
 
@@ -271,7 +302,7 @@ class RMSprop(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
+            state["step"] = _counter(group, p)
             state["square_avg"] = zeros_like(p)
             if group["momentum"] > 0:
                 state["momentum_buffer"] = zeros_like(p)
@@ -333,8 +364,8 @@ class NAdam(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["mu_product"] = _C.ones(dtype=_C.dtype.float32)
+            state["step"] = _counter(group, p)
+            state["mu_product"] = _counter(group, p, 1.0)
             state["exp_avg"] = zeros_like(p)
             state["exp_avg_sq"] = zeros_like(p)
         return init

@@ -11,7 +11,8 @@ makes two passes per parameter, still all parameters of a group in one call.
 ``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
 nothing here: every step is already one native multi-tensor call.
 ``differentiable=True`` runs a step composed of autograd ops instead (differentiable.py);
-``capturable=True`` is refused for CPU parameters, as PyTorch refuses it (see __init__.py).
+``capturable=True`` (Rprop, ASGD) keeps the counters on the parameters' device (CUDA) and is
+refused for CPU parameters, as PyTorch refuses it (see __init__.py).
 """
 
 from __future__ import annotations
@@ -21,17 +22,11 @@ from typing import Any, Callable
 from .. import _C
 from .._C import Tensor
 from ..creation import full_like, zeros_like
-from .fused import K, Params, _check_betas, _check_nonnegative, _check_unsupported, _Fused, _new_step, _step_counter
+from .fused import (K, Params, _check_betas, _check_nonnegative, _check_unsupported, _counter, _Fused, _new_step,
+                    _step_counter)
 from .optimizer import check_tensor_lr
 
 __all__ = ["Rprop", "ASGD", "Lion", "LAMB", "Adafactor"]
-
-
-def _scalar(value: float) -> Tensor:
-    """A 0-d float32 CPU tensor holding ``value``, as torch.optim keeps ASGD's eta and mu."""
-    t = _step_counter()
-    t.fill_(float(value))
-    return t
 
 
 class Rprop(_Fused):
@@ -65,7 +60,7 @@ class Rprop(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
+            state["step"] = _counter(group, p)
             state["prev"] = zeros_like(p)
             state["step_size"] = full_like(p, float(group["lr"]))  # every element starts at lr
         return init
@@ -96,9 +91,13 @@ class ASGD(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
-            state["eta"] = _scalar(float(group["lr"]))
-            state["mu"] = _scalar(1.0)
+            state["step"] = _counter(group, p)
+            lr = group["lr"]
+            if isinstance(lr, Tensor) and group.get("capturable"):  # copied on the device, never read on the host
+                state["eta"] = lr.detach().reshape([]).to(p.device).to(_C.dtype.float32).clone()
+            else:
+                state["eta"] = _counter(group, p, float(lr))
+            state["mu"] = _counter(group, p, 1.0)
             state["ax"] = zeros_like(p)
         return init
 

@@ -121,19 +121,24 @@ def _typename(obj: Any) -> str:
     return type(obj).__module__ + "." + type(obj).__qualname__ if not isinstance(obj, Tensor) else "aakaar.Tensor"
 
 
-def _clone_state_value(value: Any, param: Tensor, key: Any) -> Any:
+def _clone_state_value(value: Any, param: Tensor, key: Any, capturable: bool = False) -> Any:
     """A loaded state value as the optimizer keeps it: tensors copied, cast to the parameter's
-    dtype and device. The counters ('step', NAdam's 'mu_product', ASGD's 'eta' and 'mu') stay as
-    they are: PyTorch keeps 'step' but casts the others to the parameter's dtype, and a resumed
-    NAdam or ASGD then drifts from an uninterrupted one; here it resumes bit for bit."""
+    dtype and device. The counters ('step', NAdam's 'mu_product', ASGD's 'eta' and 'mu') keep their
+    dtype: PyTorch keeps 'step' but casts the others to the parameter's dtype, and a resumed
+    NAdam or ASGD then drifts from an uninterrupted one; here it resumes bit for bit. They go
+    where the group's step reads them: with capturable=True to the parameter's device ('step'
+    as float32), as PyTorch moves it, else to the CPU (the host reads them each step)."""
     if isinstance(value, Tensor):
         if key in ("step", "mu_product", "eta", "mu"):
-            return value.clone()
+            if not capturable:
+                return value.to("cpu").clone()
+            value = value.to(param.device)
+            return (value.to(_C.dtype.float32) if key == "step" else value).clone()
         return value.to(param.device).to(param.dtype).clone()
     if isinstance(value, dict):
-        return {k: _clone_state_value(v, param, k) for k, v in value.items()}
+        return {k: _clone_state_value(v, param, k, capturable) for k, v in value.items()}
     if isinstance(value, (list, tuple)):  # LBFGS keeps lists of history vectors
-        return type(value)(_clone_state_value(v, param, key) for v in value)
+        return type(value)(_clone_state_value(v, param, key, capturable) for v in value)
     return copy.deepcopy(value)
 
 
@@ -277,13 +282,14 @@ class Optimizer:
 
     def _fused_step(self, group: dict[str, Any], step: Any, state_keys: Iterable[str | None],
                     first_step: Callable[[Tensor, dict], None], counted: bool = True, nadam: bool = False,
-                    scalar_keys: Iterable[str] = ()) -> None:
+                    scalar_keys: Iterable[str] = (), capturable: bool = False) -> None:
         """Updates every parameter of ``group`` that has a gradient in one native call.
 
         ``state_keys``: the state entry of each kernel slot (core/optimizer_math.h), None
         for a slot these options leave unused; ``first_step(p, state)`` creates a
         parameter's state the first time it has a gradient; ``scalar_keys``: the per-parameter
-        0-d state tensors the op reads and renews (ASGD's "eta" and "mu")."""
+        0-d state tensors the op reads and renews (ASGD's "eta" and "mu"); ``capturable``: the
+        counters live on the parameters' device, which renews them (fused._check_capturable)."""
         params, grads = [], []
         for p in group["params"]:
             if p.grad is None:
@@ -299,7 +305,12 @@ class Optimizer:
         steps = [self.state[p]["step"] for p in params] if counted else []
         mu_products = [self.state[p]["mu_product"] for p in params] if nadam else []
         scalars = [[self.state[p][key] for p in params] for key in scalar_keys]
-        _C._optimizer_step(step, params, grads, states, steps, mu_products, scalars)
+        if capturable:
+            lr = group["lr"]
+            lr = lr if isinstance(lr, Tensor) and lr.device.type != "cpu" else None
+            _C._optimizer_step_capturable(step, params, grads, states, steps, mu_products, scalars, lr)
+        else:
+            _C._optimizer_step(step, params, grads, states, steps, mu_products, scalars)
 
     # ---- state_dict ---------------------------------------------------------------------------
 
@@ -344,12 +355,14 @@ class Optimizer:
                                  "optimizer's group")
         id_map = dict(zip(itertools.chain.from_iterable(sg["params"] for sg in saved_groups),
                           itertools.chain.from_iterable(g["params"] for g in groups)))
+        # As PyTorch, the loaded groups' flags decide where a parameter's step counters go.
+        capturable = {k: bool(sg.get("capturable", False)) for sg in saved_groups for k in sg["params"]}
         state = _ParamState()
         for k, v in state_dict["state"].items():
             if k not in id_map:
                 raise ValueError(f"loaded state dict holds state for parameter {k!r}, which no group has")
             param = id_map[k]
-            state[param] = {key: _clone_state_value(val, param, key) for key, val in v.items()}
+            state[param] = {key: _clone_state_value(val, param, key, capturable[k]) for key, val in v.items()}
         new_groups = []
         for g, sg in zip(groups, saved_groups):
             sg["params"] = g["params"]

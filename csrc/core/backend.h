@@ -148,6 +148,17 @@ struct OptimizerStep {
 };
 // [[/book:optimizer_step_struct]]
 
+// The counters of a capturable step (PyTorch's capturable=True; backend entry
+// optimizer_step_capturable): one-element float32 or float64 tensors on the parameters'
+// device, one per parameter, which the device itself reads and renews, so that the step
+// never waits on the host (and can be captured in a CUDA graph).
+struct OptimizerCounters {
+  TensorList steps;        // incremented by the step (every kind but SGD and Lion)
+  TensorList mu_products;  // NAdam: multiplied by this step's mu
+  TensorList etas, mus;    // ASGD: read for the step, renewed after it
+  TensorPtr lr;            // null: OptimizerStep::lr; else a one-element tensor on the device
+};
+
 // The geometry of a 2-d convolution (backend entries conv2d and conv2d_backward). The op has
 // worked out the output size (the output tensor's shape) from the input, the kernel, and the
 // padding before (top, left) and after (bottom, right) the input, which may differ ('same'
@@ -238,6 +249,15 @@ struct Backend {
   // the kind needs, in the order optimizer_math.h gives. Updates params and states in place.
   void (*optimizer_step)(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
                          const std::vector<TensorList>& states) = nullptr;
+  // The same step with capturable=True: the step counts and everything that depends on
+  // them (bias corrections, NAdam's mu_product, ASGD's eta and mu) and the lr, when it is a
+  // tensor, stay on the device (OptimizerCounters), which works them out per parameter
+  // (core/optimizer_math.h's fill_step_numbers) and never reads a value back to the host.
+  // The elementwise kinds (not LAMB or Adafactor); the op has checked the counters. Null on
+  // the CPU, which PyTorch refuses capturable=True on.
+  void (*optimizer_step_capturable)(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
+                                    const std::vector<TensorList>& states,
+                                    const OptimizerCounters& counters) = nullptr;
 
   // ---- Fused pointwise losses (MSE, L1, Huber, SmoothL1, BCE, BCEWithLogits): one pass each way. ----
   // x and t: same shape, contiguous, one float dtype; weight and pos_weight: null or contiguous

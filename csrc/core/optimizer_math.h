@@ -47,7 +47,7 @@ struct Coef {
   T asgd_decay, neg_eta, mu;                          // ASGD: 1 - lambd * eta, -eta, mu
   T beta1, one_minus_beta1;                           // Lion and LAMB (the papers' form, not a lerp)
 
-  explicit Coef(const OptimizerStep& s) {
+  AK_HD explicit Coef(const OptimizerStep& s) {
     sign = s.maximize ? T(-1) : T(1);
     wd = T(s.weight_decay);
     decay = s.decoupled_weight_decay && s.weight_decay != 0 ? T(1 - s.lr * s.weight_decay) : T(1);
@@ -84,6 +84,77 @@ struct Coef {
     one_minus_beta1 = T(1 - s.beta1);
   }
 };
+
+// NAdam's momentum coefficient of step t.
+AK_HD double nadam_mu(const OptimizerStep& s, double t) {
+  return s.beta1 * (1.0 - 0.5 * std::pow(0.96, t * s.momentum_decay));
+}
+// mu_product * mu as torch's `mu_product *= mu` rounds it: in the counter's dtype (float32
+// by default; f64 for a float64 counter).
+AK_HD double next_mu_product(double mu_product, double mu, bool f64) {
+  return f64 ? mu_product * mu : static_cast<double>(static_cast<float>(mu_product) * static_cast<float>(mu));
+}
+// ASGD's eta and mu after step t, which torch.optim renews from the new step count.
+AK_HD double asgd_eta(const OptimizerStep& s, double t) { return s.lr / std::pow(1 + s.lambd * s.lr * t, s.alpha); }
+AK_HD double asgd_mu(const OptimizerStep& s, double t) {
+  const double d = t - s.t0;
+  return 1 / (d > 1.0 ? d : 1.0);  // 1 / max(1, t - t0)
+}
+
+// [[book:step_numbers]]
+// The numbers of step t (the counter already incremented) that torch.optim works out in
+// Python, in double: the op (ops/optimizer.cpp) calls this on the host with its CPU
+// counters, a capturable CUDA step (cuda/optimizer_ops.cu) on the device with the counters
+// it keeps there, so both get the same numbers. mu_product: NAdam's running product of
+// momentum coefficients, already multiplied by this step's mu (next_mu_product).
+AK_HD void fill_step_numbers(OptimizerStep& s, double t, double mu_product) {
+  switch (s.kind) {
+    case OptimizerKind::SGD: case OptimizerKind::RMSprop: case OptimizerKind::Adadelta:
+    case OptimizerKind::Rprop: case OptimizerKind::ASGD: case OptimizerKind::Lion:
+      return;
+    case OptimizerKind::LAMB:
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      return;
+    case OptimizerKind::Adafactor: {
+      s.one_minus_beta2_t = std::pow(t, s.beta2_decay);
+      const double r = 1 / std::pow(t, 0.5);
+      s.rho_t = r < s.lr ? r : s.lr;  // std::min(lr, r), lr on a tie
+      return;
+    }
+    case OptimizerKind::Adam:
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      s.step_size = s.lr / s.bias_correction1;
+      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
+      return;
+    case OptimizerKind::Adagrad:
+      s.step_size = s.lr / (1 + (t - 1) * s.lr_decay);
+      return;
+    case OptimizerKind::Adamax:
+      s.step_size = s.lr / (1 - std::pow(s.beta1, t));
+      return;
+    case OptimizerKind::NAdam: {
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      const double mu = nadam_mu(s, t), mu_next = nadam_mu(s, t + 1);
+      s.grad_coef = -s.lr * (1.0 - mu) / (1.0 - mu_product);
+      const double product_next = mu_product * mu_next;
+      s.avg_coef = (-s.lr * mu_next) / (1.0 - product_next);
+      return;
+    }
+    case OptimizerKind::RAdam: {
+      s.bias_correction1 = 1 - std::pow(s.beta1, t);
+      s.bias_correction2 = 1 - std::pow(s.beta2, t);
+      const double rho_inf = 2 / (1 - s.beta2) - 1;
+      const double rho_t = rho_inf - 2 * t * std::pow(s.beta2, t) / s.bias_correction2;
+      s.rect = rho_t > 5.0 ? std::pow((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t), 0.5)
+                           : 0.0;
+      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
+      return;
+    }
+  }
+}
+// [[/book:step_numbers]]
 
 // torch.lerp(a, b, w): from the end nearer to w, exact at w = 0 and w = 1. PyTorch's
 // vectorised kernel rounds the multiply-add once (fmadd); where the loops are built with

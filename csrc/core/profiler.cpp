@@ -20,7 +20,7 @@ namespace {
   X(allocate) X(copy) X(fill) X(binary) X(unary) X(where) X(reduce) X(arg_reduce) X(softmax) X(cumsum)     \
   X(bmm) X(gather) X(scatter) X(random_uniform) X(random_normal) X(linear) X(linear_backward)             \
   X(cross_entropy) X(cross_entropy_backward) X(add_scaled) X(lerp_scalar) X(index_select) X(optimizer_step) \
-  X(pointwise_loss) X(pointwise_loss_backward) X(ctc_loss) X(ctc_loss_backward)   \
+  X(optimizer_step_capturable) X(pointwise_loss) X(pointwise_loss_backward) X(ctc_loss) X(ctc_loss_backward) \
   X(conv2d) X(conv2d_backward) X(max_pool2d) X(avg_pool2d) X(avg_pool2d_backward)                   \
   /* api-shape branch */ X(sort) X(scan) X(scatter_reduce)
 

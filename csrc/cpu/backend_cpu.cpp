@@ -194,6 +194,7 @@ const Backend kCpuBackend{
     // fused kernels
     linear, linear_backward, cross_entropy, cross_entropy_backward, add_scaled, lerp_scalar, index_select,
     optimizer_step,
+    nullptr,  // optimizer_step_capturable: PyTorch refuses capturable=True on the CPU
     // fused pointwise losses (losses branch)
     pointwise_loss, pointwise_loss_backward,
     // CTC loss (losses branch)

@@ -34,6 +34,7 @@ Backend make_table() {
   b.cross_entropy = cross_entropy;
   b.cross_entropy_backward = cross_entropy_backward;
   b.optimizer_step = optimizer_step;
+  b.optimizer_step_capturable = optimizer_step_capturable;
   b.pointwise_loss = pointwise_loss;
   b.pointwise_loss_backward = pointwise_loss_backward;
   b.ctc_loss = ctc_loss;

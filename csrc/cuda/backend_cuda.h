@@ -36,6 +36,8 @@ void random_normal(const Tensor& out, uint64_t seed, uint64_t offset, double mea
 // optimizer_ops.cu: every OptimizerKind, many parameters per launch.
 void optimizer_step(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                     const std::vector<TensorList>& states);
+void optimizer_step_capturable(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                               const std::vector<TensorList>& states, const OptimizerCounters& counters);
 
 // loss_ops.cu
 void cross_entropy(const Tensor& loss, const Tensor& e, const Tensor& inv, const Tensor& total, const Tensor& x,

@@ -1,6 +1,7 @@
 // Copies on the device (any strides, any pair of dtypes), copies between the host and
 // the device, fill and where: the elementwise kernels with no arithmetic in them.
 #include <algorithm>
+#include <atomic>
 #include <mutex>
 #include <type_traits>
 
@@ -100,12 +101,17 @@ PinnedStaging& pinned_staging() {
 // dtype-converting copy goes through a contiguous staging tensor on whichever side
 // can do the conversion itself (the CPU backend on the host, the kernels on the device).
 // On the host that staging tensor lives in the pinned buffer above.
+// Every copy from the device to the host is counted (copies_to_host): tests show with it that a
+// step meant never to wait on the host (capturable=True optimizers) reads nothing back.
+std::atomic<uint64_t> g_copies_to_host{0};
+
 // [[book:cross_device_copy]]
 void cross_device_copy(const Tensor& dst, const Tensor& src) {
   AK_CHECK(dst.shape == src.shape, RuntimeError, "copy between devices: shapes ", shape_str(dst.shape), " and ",
            shape_str(src.shape), " differ");
   const bool to_device = src.device().type == DeviceType::CPU;
   const cudaMemcpyKind kind = to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
+  if (!to_device) g_copies_to_host.fetch_add(1, std::memory_order_relaxed);
   std::unique_lock<std::mutex> pinned_lock;  // held while a pinned view below is in use
   // The source as one contiguous block, still in its own dtype and place: a strided CPU
   // tensor is packed into pinned memory, a strided device tensor by the copy kernel.
@@ -128,6 +134,8 @@ void cross_device_copy(const Tensor& dst, const Tensor& src) {
 // [[/book:cross_device_copy]]
 
 }  // namespace
+
+uint64_t copies_to_host() { return g_copies_to_host.load(std::memory_order_relaxed); }
 
 void copy(const Tensor& dst, const Tensor& src) {
   if (dst.device().type != src.device().type) return cross_device_copy(dst, src);

@@ -1,5 +1,6 @@
-// The fused optimizer step on the device: the backend entry `optimizer_step`
-// (core/backend.h), for every OptimizerKind.
+// The fused optimizer step on the device: the backend entries `optimizer_step`
+// (core/backend.h), for every OptimizerKind, and `optimizer_step_capturable` (the
+// elementwise kinds with their step counters on the device: PyTorch's capturable=True).
 //
 // Multi-tensor apply, as PyTorch's fused optimizers do it: one launch updates many
 // parameters. The host lays a table of up to kTableTensors parameters (their p, g and
@@ -55,6 +56,7 @@ struct TensorTable {
   T* ptr[5][kTableTensors];
   int64_t numel[kTableTensors];
   int64_t first[kTableTensors];  // the number of the tensor's first chunk in the whole step
+  int32_t param[kTableTensors];  // the tensor's place in the list plan_launches was given
   int16_t tensor_of[kTableBlocks];
   int32_t chunk_of[kTableBlocks];
 };
@@ -114,8 +116,9 @@ __device__ __forceinline__ void step_element(const om::Coef<T>& c, const Flags& 
   }
 }
 
+// This block's chunk of its parameter.
 template <typename T>
-__global__ void __launch_bounds__(kStepThreads) step_kernel(TensorTable<T> tab, om::Coef<T> c, Flags f) {
+__device__ __forceinline__ void step_chunk(const TensorTable<T>& tab, const om::Coef<T>& c, const Flags& f) {
   const int k = tab.tensor_of[blockIdx.x];
   const int64_t lo = static_cast<int64_t>(tab.chunk_of[blockIdx.x]) * kChunk;
   const int64_t hi = lo + kChunk < tab.numel[k] ? lo + kChunk : tab.numel[k];
@@ -131,7 +134,79 @@ __global__ void __launch_bounds__(kStepThreads) step_kernel(TensorTable<T> tab, 
     if (s2) s2[i] = d;
   }
 }
+
+template <typename T>
+__global__ void __launch_bounds__(kStepThreads) step_kernel(TensorTable<T> tab, om::Coef<T> c, Flags f) {
+  step_chunk(tab, c, f);
+}
 // [[/book:cuda_step_element]]
+
+// [[book:cuda_capturable]]
+// capturable=True: the step counters live on the device (core/backend.h, OptimizerCounters).
+// count_kernel, a thread per parameter, increments each counter, renews NAdam's mu_product
+// and ASGD's eta and mu, and works out the parameter's numbers (core/optimizer_math.h, the
+// host's own arithmetic) into a CountedCoef; then every block of counted_step_kernel reads
+// its parameter's. Nothing goes back to the host, and parameters at different steps share
+// a launch.
+template <typename T>
+struct CountedCoef {
+  om::Coef<T> c;
+  bool rectified, average;  // RAdam's rho_t > 5, ASGD's mu != 1: per parameter here
+};
+
+constexpr int kCounterTable = 64;  // parameters per count_kernel launch
+struct CounterTable {
+  void* step[kCounterTable];  // null for SGD and Lion
+  void* aux0[kCounterTable];  // NAdam's mu_product, ASGD's eta
+  void* aux1[kCounterTable];  // ASGD's mu
+  uint8_t f64[kCounterTable];  // bit 1, 2, 4: step, aux0, aux1 is float64 (else float32)
+  const void* lr;              // null: the OptimizerStep's lr
+  bool lr_f64;
+  int count, first;  // parameters first .. first + count - 1 of the step
+};
+
+__device__ __forceinline__ double load_counter(const void* p, bool f64) {
+  return f64 ? *static_cast<const double*>(p) : static_cast<double>(*static_cast<const float*>(p));
+}
+// Stores v in the counter's dtype and returns what was stored, as the host path rounds it.
+__device__ __forceinline__ double store_counter(void* p, bool f64, double v) {
+  if (f64) *static_cast<double*>(p) = v;
+  else *static_cast<float*>(p) = static_cast<float>(v);
+  return load_counter(p, f64);
+}
+
+template <typename T>
+__global__ void count_kernel(OptimizerStep st, CounterTable tab, CountedCoef<T>* out) {
+  const int j = blockIdx.x * blockDim.x + threadIdx.x;
+  if (j >= tab.count) return;
+  if (tab.lr) st.lr = load_counter(tab.lr, tab.lr_f64);
+  const bool f_step = tab.f64[j] & 1, f0 = tab.f64[j] & 2, f1 = tab.f64[j] & 4;
+  double t = 0, product = 1;
+  if (tab.step[j]) t = store_counter(tab.step[j], f_step, load_counter(tab.step[j], f_step) + 1);
+  if (st.kind == OptimizerKind::NAdam) {
+    const double renewed = om::next_mu_product(load_counter(tab.aux0[j], f0), om::nadam_mu(st, t), f0);
+    product = store_counter(tab.aux0[j], f0, renewed);
+  }
+  if (st.kind == OptimizerKind::ASGD) {  // this step reads eta and mu; the next one their renewed values
+    st.eta = load_counter(tab.aux0[j], f0);
+    st.mu = load_counter(tab.aux1[j], f1);
+    store_counter(tab.aux0[j], f0, om::asgd_eta(st, t));
+    store_counter(tab.aux1[j], f1, om::asgd_mu(st, t));
+  }
+  om::fill_step_numbers(st, t, product);
+  out[tab.first + j] = CountedCoef<T>{om::Coef<T>(st), st.rect != 0, st.mu != 1};
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kStepThreads) counted_step_kernel(TensorTable<T> tab, const CountedCoef<T>* coefs,
+                                                                    Flags f) {
+  const CountedCoef<T>& mine = coefs[tab.param[tab.tensor_of[blockIdx.x]]];
+  f.rectified = mine.rectified;
+  f.average = mine.average;
+  const om::Coef<T> c = mine.c;
+  step_chunk(tab, c, f);
+}
+// [[/book:cuda_capturable]]
 
 struct SumD {
   __device__ __forceinline__ double identity() const { return 0.0; }
@@ -385,6 +460,7 @@ std::vector<Launch<T>> plan_launches(const std::vector<std::array<T*, 5>>& ptrs,
     for (int s = 0; s < 5; ++s) cur.tab.ptr[s][slot] = ptrs[i][s];
     cur.tab.numel[slot] = numel[i];
     cur.tab.first[slot] = first;
+    cur.tab.param[slot] = static_cast<int32_t>(i);
   };
   for (size_t i = 0; i < ptrs.size(); ++i) {
     const int64_t n = numel[i];
@@ -413,30 +489,84 @@ std::vector<Launch<T>> plan_launches(const std::vector<std::array<T*, 5>>& ptrs,
   return out;
 }
 
+// The pointers of every parameter (contiguous: strided ones staged), in the order given
+// (an empty parameter keeps its place, with no pointers, and plan_launches skips it).
+template <typename T>
+struct Elementwise {
+  Staged staged;
+  std::vector<std::array<T*, 5>> ptrs;
+  std::vector<int64_t> numel;
+
+  Elementwise(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+              const std::vector<TensorList>& states) {
+    const std::vector<bool> used = used_slots(st);
+    for (size_t i = 0; i < params.size(); ++i) {
+      std::array<T*, 5> p{};
+      if (params[i]->numel() > 0) {
+        p[0] = staged.dense(params[i].get(), true)->template data<T>();
+        p[1] = staged.dense(grads[i].get(), false)->template data<T>();
+        for (int s = 0; s < 3; ++s)
+          p[2 + s] = used[s] ? staged.dense(states[s][i].get(), true)->template data<T>() : nullptr;
+      }
+      ptrs.push_back(p);
+      numel.push_back(params[i]->numel());
+    }
+  }
+};
+
 template <typename T>
 void step_elementwise(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                       const std::vector<TensorList>& states) {
   const om::Coef<T> c(st);
   const Flags f = flags_of(st);
-  const std::vector<bool> used = used_slots(st);
-  Staged staged;
-  std::vector<std::array<T*, 5>> ptrs;
-  std::vector<int64_t> numel;
-  for (size_t i = 0; i < params.size(); ++i) {
-    if (params[i]->numel() == 0) continue;
-    std::array<T*, 5> p{};
-    p[0] = staged.dense(params[i].get(), true)->template data<T>();
-    p[1] = staged.dense(grads[i].get(), false)->template data<T>();
-    for (int s = 0; s < 3; ++s)
-      p[2 + s] = used[s] ? staged.dense(states[s][i].get(), true)->template data<T>() : nullptr;
-    ptrs.push_back(p);
-    numel.push_back(params[i]->numel());
-  }
-  for (const Launch<T>& l : plan_launches(ptrs, numel)) {
+  Elementwise<T> e(st, params, grads, states);
+  for (const Launch<T>& l : plan_launches(e.ptrs, e.numel)) {
     AAKAAR_LAUNCH((step_kernel<T>), l.blocks, kStepThreads, 0, l.tab, c, f);
     AAKAAR_CHECK_LAUNCH();
   }
-  staged.write_back();
+  e.staged.write_back();
+}
+
+void* counter_ptr(const Tensor& t) {
+  return t.dtype == DType::Float64 ? static_cast<void*>(t.data<double>()) : static_cast<void*>(t.data<float>());
+}
+
+// capturable=True: count_kernel over kCounterTable parameters at a time, then the launches
+// of step_elementwise with each block's numbers read from the device.
+template <typename T>
+void step_capturable(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                     const std::vector<TensorList>& states, const OptimizerCounters& counters) {
+  const int n = static_cast<int>(params.size());
+  ScratchBuffer coefs(sizeof(CountedCoef<T>) * static_cast<size_t>(n));
+  const TensorList& aux0 = st.kind == OptimizerKind::NAdam ? counters.mu_products : counters.etas;
+  for (int first = 0; first < n; first += kCounterTable) {
+    CounterTable tab{};
+    tab.first = first;
+    tab.count = std::min(kCounterTable, n - first);
+    if (counters.lr) {
+      tab.lr = counter_ptr(*counters.lr);
+      tab.lr_f64 = counters.lr->dtype == DType::Float64;
+    }
+    for (int j = 0; j < tab.count; ++j) {
+      auto put = [&](void*& slot, const TensorList& list, uint8_t bit) {
+        if (list.empty()) return;
+        slot = counter_ptr(*list[first + j]);
+        if (list[first + j]->dtype == DType::Float64) tab.f64[j] |= bit;
+      };
+      put(tab.step[j], counters.steps, 1);
+      put(tab.aux0[j], aux0, 2);
+      put(tab.aux1[j], counters.mus, 4);
+    }
+    AAKAAR_LAUNCH((count_kernel<T>), 1, kCounterTable, 0, st, tab, coefs.as<CountedCoef<T>>());
+    AAKAAR_CHECK_LAUNCH();
+  }
+  const Flags f = flags_of(st);
+  Elementwise<T> e(st, params, grads, states);
+  for (const Launch<T>& l : plan_launches(e.ptrs, e.numel)) {
+    AAKAAR_LAUNCH((counted_step_kernel<T>), l.blocks, kStepThreads, 0, l.tab, coefs.as<CountedCoef<T>>(), f);
+    AAKAAR_CHECK_LAUNCH();
+  }
+  e.staged.write_back();
 }
 // [[/book:cuda_multi_tensor_apply]]
 
@@ -508,6 +638,16 @@ void step_adafactor(const OptimizerStep& st, const TensorList& params, const Ten
 }
 
 }  // namespace
+
+void optimizer_step_capturable(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
+                               const std::vector<TensorList>& states, const OptimizerCounters& counters) {
+  if (params.empty()) return;
+  AK_CHECK(st.kind != OptimizerKind::LAMB && st.kind != OptimizerKind::Adafactor, ValueError,
+           "optimizer_step_capturable: the elementwise kinds only");
+  AK_DISPATCH_FLOAT(params[0]->dtype, "optimizer_step_capturable", [&](auto tag) {
+    step_capturable<decltype(tag)>(st, params, grads, states, counters);
+  });
+}
 
 void optimizer_step(const OptimizerStep& st, const TensorList& params, const TensorList& grads,
                     const std::vector<TensorList>& states) {

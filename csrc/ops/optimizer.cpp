@@ -9,6 +9,7 @@
 
 #include "autograd/grad_mode.h"
 #include "core/error.h"
+#include "core/optimizer_math.h"
 #include "ops/ops.h"
 
 namespace aakaar::ops {
@@ -81,58 +82,16 @@ void set_scalar(const TensorPtr& t, double v) {
   t->storage->bump_version();
 }
 
-// The numbers of step t (already incremented) that torch.optim works out in Python.
+// The numbers of step t (already incremented), NAdam's mu_product renewed first
+// (core/optimizer_math.h has the arithmetic, shared with the capturable CUDA step).
 void fill_step_numbers(OptimizerStep& s, double t, const TensorPtr& mu_product) {
-  switch (s.kind) {
-    case OptimizerKind::SGD: case OptimizerKind::RMSprop: case OptimizerKind::Adadelta:
-    case OptimizerKind::Rprop: case OptimizerKind::ASGD: case OptimizerKind::Lion:
-      return;
-    case OptimizerKind::LAMB:
-      s.bias_correction1 = 1 - std::pow(s.beta1, t);
-      s.bias_correction2 = 1 - std::pow(s.beta2, t);
-      return;
-    case OptimizerKind::Adafactor:
-      s.one_minus_beta2_t = std::pow(t, s.beta2_decay);
-      s.rho_t = std::min(s.lr, 1 / std::pow(t, 0.5));
-      return;
-    case OptimizerKind::Adam:
-      s.bias_correction1 = 1 - std::pow(s.beta1, t);
-      s.bias_correction2 = 1 - std::pow(s.beta2, t);
-      s.step_size = s.lr / s.bias_correction1;
-      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
-      return;
-    case OptimizerKind::Adagrad:
-      s.step_size = s.lr / (1 + (t - 1) * s.lr_decay);
-      return;
-    case OptimizerKind::Adamax:
-      s.step_size = s.lr / (1 - std::pow(s.beta1, t));
-      return;
-    case OptimizerKind::NAdam: {
-      s.bias_correction2 = 1 - std::pow(s.beta2, t);
-      const double mu = s.beta1 * (1.0 - 0.5 * std::pow(0.96, t * s.momentum_decay));
-      const double mu_next = s.beta1 * (1.0 - 0.5 * std::pow(0.96, (t + 1) * s.momentum_decay));
-      // mu_product *= mu, in the counter's own dtype (float32 by default, as in torch).
-      double product = mu_product->dtype == DType::Float64
-                           ? scalar_value(mu_product) * mu
-                           : static_cast<double>(static_cast<float>(scalar_value(mu_product)) * static_cast<float>(mu));
-      set_scalar(mu_product, product);
-      product = scalar_value(mu_product);
-      s.grad_coef = -s.lr * (1.0 - mu) / (1.0 - product);
-      const double product_next = product * mu_next;
-      s.avg_coef = (-s.lr * mu_next) / (1.0 - product_next);
-      return;
-    }
-    case OptimizerKind::RAdam: {
-      s.bias_correction1 = 1 - std::pow(s.beta1, t);
-      s.bias_correction2 = 1 - std::pow(s.beta2, t);
-      const double rho_inf = 2 / (1 - s.beta2) - 1;
-      const double rho_t = rho_inf - 2 * t * std::pow(s.beta2, t) / s.bias_correction2;
-      s.rect = rho_t > 5.0 ? std::pow((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t), 0.5)
-                           : 0.0;
-      s.bias_correction2_sqrt = std::pow(s.bias_correction2, 0.5);
-      return;
-    }
+  double product = 1;
+  if (s.kind == OptimizerKind::NAdam) {
+    set_scalar(mu_product, optim_math::next_mu_product(scalar_value(mu_product), optim_math::nadam_mu(s, t),
+                                                       mu_product->dtype == DType::Float64));
+    product = scalar_value(mu_product);
   }
+  optim_math::fill_step_numbers(s, t, product);
 }
 
 TensorPtr number(double v, const TensorPtr& like) { return wrap_scalar(Scalar::from_double(v), like); }
@@ -177,12 +136,12 @@ void composite_step(const OptimizerStep& s, const TensorList& params, const Tens
   }
 }
 
-}  // namespace
-
-// [[book:optimizer_step_op]]
-void optimizer_step(OptimizerStep step, const TensorList& params, const TensorList& grads,
-                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products,
-                    const std::vector<TensorList>& scalars) {
+// The checks both forms of the step make; returns the state slots the kind reads. The
+// counters are one-element float tensors: on the CPU, or with `capturable` on each
+// parameter's device.
+std::vector<bool> check_step(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
+                             const std::vector<TensorList>& states, const TensorList& steps,
+                             const TensorList& mu_products, const std::vector<TensorList>& scalars, bool capturable) {
   const char* name = kind_name(step.kind);
   const size_t n = params.size();
   AK_CHECK(grads.size() == n, ValueError, name, ".step(): ", n, " parameters but ", grads.size(), " gradients");
@@ -205,7 +164,6 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
              " for ", n, " parameters");
   AK_CHECK(mu_products.empty() || mu_products.size() == n, ValueError, name,
            ".step(): one mu_product per parameter expected");
-  const bool layerwise = step.kind == OptimizerKind::LAMB || step.kind == OptimizerKind::Adafactor;
   for (size_t i = 0; i < n; ++i) {
     const TensorPtr& p = params[i];
     AK_CHECK(p != nullptr, ValueError, name, ".step(): parameter ", i, " is None");
@@ -220,14 +178,35 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
     }
     std::vector<const TensorList*> counters{&steps, &mu_products};
     for (const TensorList& list : scalars) counters.push_back(&list);
+    const Device where = capturable ? p->device() : Device{};
     for (const TensorList* list : counters) {
       if (list->empty()) continue;
       const TensorPtr& c = (*list)[i];
-      AK_CHECK(c && c->numel() == 1 && c->device().type == DeviceType::CPU &&
-                   (c->dtype == DType::Float32 || c->dtype == DType::Float64),
-               ValueError, name, ".step(): the step counters must be one-element float CPU tensors");
+      AK_CHECK(c && c->numel() == 1 && (c->dtype == DType::Float32 || c->dtype == DType::Float64), ValueError, name,
+               ".step(): the step counters must be one-element float tensors");
+      AK_CHECK(c->device() == where, RuntimeError, name, ".step(): the step counter of parameter ", i, " is on ",
+               c->device().str(), " but ",
+               capturable ? "with capturable=True the counters live on the parameter's device, "
+                          : "without capturable=True the counters live on the cpu, ",
+               where.str());
     }
   }
+  return needed;
+}
+
+}  // namespace
+
+// [[book:optimizer_step_op]]
+void optimizer_step(OptimizerStep step, const TensorList& params, const TensorList& grads,
+                    const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products,
+                    const std::vector<TensorList>& scalars) {
+  const char* name = kind_name(step.kind);
+  const size_t n = params.size();
+  const std::vector<bool> needed = check_step(step, params, grads, states, steps, mu_products, scalars, false);
+  const bool counted = step.kind != OptimizerKind::SGD && step.kind != OptimizerKind::Lion;
+  const bool nadam = step.kind == OptimizerKind::NAdam;
+  const bool asgd = step.kind == OptimizerKind::ASGD;
+  const bool layerwise = step.kind == OptimizerKind::LAMB || step.kind == OptimizerKind::Adafactor;
   autograd::GradModeGuard no_grad(false);
   // Groups with one dtype, one device and one step count (and for ASGD one eta and mu):
   // one backend call each.
@@ -293,8 +272,8 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
       if (asgd) {
         // torch.optim.ASGD renews eta and mu from the new step count, in the counters' dtype.
         const double t = g.t;
-        set_scalar(scalars[0][i], step.lr / std::pow(1 + step.lambd * step.lr * t, step.alpha));
-        set_scalar(scalars[1][i], 1 / std::max(1.0, t - step.t0));
+        set_scalar(scalars[0][i], optim_math::asgd_eta(step, t));
+        set_scalar(scalars[1][i], optim_math::asgd_mu(step, t));
       }
     }
     for (const TensorPtr& p : g.params) p->storage->bump_version();
@@ -303,5 +282,69 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
   }
 }
 // [[/book:optimizer_step_op]]
+
+// [[book:optimizer_step_capturable_op]]
+void optimizer_step_capturable(OptimizerStep step, const TensorList& params, const TensorList& grads,
+                               const std::vector<TensorList>& states, const TensorList& steps,
+                               const TensorList& mu_products, const std::vector<TensorList>& scalars,
+                               const TensorPtr& lr) {
+  const char* name = kind_name(step.kind);
+  AK_CHECK(step.kind != OptimizerKind::LAMB && step.kind != OptimizerKind::Adafactor, ValueError, name,
+           ".step(): capturable=True is for the elementwise optimizers, not ", name);
+  const std::vector<bool> needed = check_step(step, params, grads, states, steps, mu_products, scalars, true);
+  AK_CHECK(!lr || (lr->numel() == 1 && (lr->dtype == DType::Float32 || lr->dtype == DType::Float64)), ValueError,
+           name, ".step(): Tensor lr must be 1-element (float32 or float64)");
+  autograd::GradModeGuard no_grad(false);
+  // Groups with one dtype and one device: one backend call each. The step counts stay on
+  // the device, so parameters at different steps share a call (the device works out each
+  // parameter's numbers from its own counters).
+  struct Group {
+    TensorList params, grads;
+    std::vector<TensorList> states;
+    OptimizerCounters counters;
+  };
+  std::vector<Group> groups;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const TensorPtr& p = params[i];
+    Group* g = nullptr;
+    for (Group& c : groups)
+      if (c.params[0]->dtype == p->dtype && c.params[0]->device() == p->device()) g = &c;
+    if (g == nullptr) {
+      groups.push_back({{}, {}, std::vector<TensorList>(needed.size()), {}});
+      g = &groups.back();
+    }
+    g->params.push_back(p);
+    g->grads.push_back(grads[i]);
+    for (size_t k = 0; k < needed.size(); ++k)
+      if (needed[k]) g->states[k].push_back(states[k][i]);
+    if (!steps.empty()) g->counters.steps.push_back(steps[i]);
+    if (!mu_products.empty()) g->counters.mu_products.push_back(mu_products[i]);
+    if (scalars.size() == 2) {
+      g->counters.etas.push_back(scalars[0][i]);
+      g->counters.mus.push_back(scalars[1][i]);
+    }
+  }
+  for (Group& g : groups) {
+    const Device device = g.params[0]->device();
+    const Backend& be = backend(device);
+    AK_CHECK(be.optimizer_step_capturable != nullptr, RuntimeError, name, ".step(): capturable=True needs a device "
+             "that keeps the step counters itself, and '", device.str(), "' has no capturable optimizer step");
+    OptimizerStep st = step;
+    if (lr && lr->device().type == DeviceType::CPU) {
+      st.lr = scalar_value(lr);  // host memory: reading it waits on no device
+    } else if (lr) {
+      AK_CHECK(lr->device() == device, RuntimeError, name, ".step(): the lr tensor is on ", lr->device().str(),
+               " but the parameters are on ", device.str());
+      g.counters.lr = lr;
+    }
+    be.optimizer_step_capturable(st, g.params, g.grads, g.states, g.counters);
+    for (const TensorPtr& p : g.params) p->storage->bump_version();
+    for (const TensorList& list : g.states)
+      for (const TensorPtr& s : list) s->storage->bump_version();
+    for (const TensorList* list : {&g.counters.steps, &g.counters.mu_products, &g.counters.etas, &g.counters.mus})
+      for (const TensorPtr& c : *list) c->storage->bump_version();
+  }
+}
+// [[/book:optimizer_step_capturable_op]]
 
 }  // namespace aakaar::ops

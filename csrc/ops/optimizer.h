@@ -23,4 +23,15 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
                     const std::vector<TensorList>& states, const TensorList& steps, const TensorList& mu_products,
                     const std::vector<TensorList>& scalars = {});
 
+// The same step with PyTorch's capturable=True, for parameters on a device whose table has
+// optimizer_step_capturable (core/backend.h; "cuda"): `steps`, `mu_products` and `scalars`
+// live on each parameter's device, and the device increments and renews them and works out
+// the numbers that depend on them itself, so that the step never reads a value back to the
+// host. `lr` (null: step.lr) is a one-element tensor on the parameters' device, read there,
+// or on the CPU. Groups the parameters by dtype and device only.
+void optimizer_step_capturable(OptimizerStep step, const TensorList& params, const TensorList& grads,
+                               const std::vector<TensorList>& states, const TensorList& steps,
+                               const TensorList& mu_products, const std::vector<TensorList>& scalars,
+                               const TensorPtr& lr);
+
 }  // namespace aakaar::ops

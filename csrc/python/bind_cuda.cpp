@@ -20,6 +20,7 @@ int runtime_version();
 void synchronize();
 bool is_emulated();
 void memcpy_device(void* dst, const void* src, size_t nbytes);
+uint64_t copies_to_host();
 }  // namespace aakaar::cuda
 #endif
 
@@ -38,6 +39,9 @@ void bind_cuda(py::module_& m) {
     return ac::device_name(i);
   }, py::arg("index") = 0, "The name of a CUDA device.");
   c.def("runtime_version", &ac::runtime_version, "CUDA runtime version, e.g. 13000 (0 on the emulator).");
+  c.def("_copies_to_host", &ac::copies_to_host,
+        "How many copies from the device to the host this process has made (tests: a step that must not wait "
+        "on the host reads nothing back).");
   c.def("synchronize", [] {
     AK_CHECK(aakaar::has_backend(aakaar::DeviceType::CUDA), RuntimeError, "synchronize(): no CUDA device is available");
     py::gil_scoped_release release;
@@ -76,5 +80,6 @@ void bind_cuda(py::module_& m) {
     throw aakaar::RuntimeError(aakaar::str("cuda device ", i, " requested, but this build of aakaar has no CUDA support"));
   }, py::arg("index") = 0);
   c.def("runtime_version", [] { return 0; });
+  c.def("_copies_to_host", [] { return uint64_t{0}; });
 #endif
 }

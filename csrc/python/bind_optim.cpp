@@ -2,6 +2,7 @@
 //
 //   _C.OptimizerKind, _C.OptimizerStep (the hyper-parameters, PyTorch's names),
 //   _C._optimizer_step(step, params, grads, states, steps, mu_products, scalars=[])
+//   _C._optimizer_step_capturable(..., scalars=[], lr=None)  (capturable=True, on "cuda")
 //
 // Bindings only: the op is csrc/ops/optimizer.cpp, the CPU kernel csrc/cpu/fused/optimizer.cpp.
 #include <pybind11/pybind11.h>
@@ -63,4 +64,9 @@ void bind_optim(py::module_& m) {
         py::arg("scalars") = std::vector<TensorList>{},
         "One fused optimizer step over a parameter group (ops/optimizer.h): updates params, states and the step "
         "counters in place.");
+  m.def("_optimizer_step_capturable", &ops::optimizer_step_capturable, py::arg("step"), py::arg("params"),
+        py::arg("grads"), py::arg("states"), py::arg("steps"), py::arg("mu_products"),
+        py::arg("scalars") = std::vector<TensorList>{}, py::arg("lr") = TensorPtr{},
+        "The fused step with capturable=True (ops/optimizer.h): the counters (and lr, when a tensor there) live on "
+        "the parameters' device, which renews them without reading a value back to the host.");
 }

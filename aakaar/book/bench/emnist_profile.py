@@ -25,7 +25,7 @@ CHAPTERS: dict[str, tuple[str, tuple[str, ...]]] = {
     "13b": ("convolutions", ("conv2d", "conv2d_backward", "max_pool2d", "avg_pool2d", "avg_pool2d_backward")),
     "14": ("loss functions", ("cross_entropy", "cross_entropy_backward", "pointwise_loss", "pointwise_loss_backward",
                                "ctc_loss", "ctc_loss_backward")),
-    "15": ("optimizers", ("optimizer_step",)),
+    "15": ("optimizers", ("optimizer_step", "optimizer_step_capturable")),
     "16": ("data: gathering batches", ("index_select", "gather", "scatter")),
 }
 # api-shape branch: sorting and the scans are reductions along one dim (chapter 5); scatter_reduce is
