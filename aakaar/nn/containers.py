@@ -71,8 +71,8 @@ class Sequential(Module):
             # one GEMM with the ReLU in its epilogue and one autograd node instead of two.
             # Exact types only: a subclass may override forward.
             if i + 1 < len(modules) and type(modules[i]) is Linear and type(modules[i + 1]) is ReLU:
-                params = modules[i]._parameters  # Linear.forward says why not .weight
-                input = F.linear(input, params["weight"], params["bias"], activation="relu")
+                lin = modules[i]
+                input = F.linear(input, lin._param("weight"), lin._param("bias"), activation="relu")
                 i += 2
                 continue
             input = modules[i](input)

@@ -178,6 +178,13 @@ class Module:
 
     register_module = add_module
 
+    def _param(self, name: str) -> Any:
+        """``self.<name>`` for a forward's hot path: the registry entry of a plain parameter (no miss of
+        the ordinary lookup before ``__getattr__``), else the attribute: a parametrized tensor
+        (nn.utils.parametrize's property) or one that a forward pre-hook set (legacy weight_norm)."""
+        params = self._parameters
+        return params[name] if name in params else getattr(self, name, None)
+
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")
         if isinstance(value, Buffer):
