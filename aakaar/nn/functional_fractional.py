@@ -68,8 +68,10 @@ def _fractional_max_pool(fn: str, n: int, input: Tensor, kernel_size: IntOrSeq, 
     for d in range(n):
         if k[d] <= 0 or out[d] <= 0:
             raise RuntimeError(f"{fn}(): kernel_size and output_size must be positive, got {k} and {out}")
-        if out[d] + k[d] - 1 > sizes[d]:
-            raise RuntimeError(f"{fn}(): pool {names[d]} {k[d]} too large relative to input {names[d]} {sizes[d]}")
+        # PyTorch's 3-d kernel wants one more row than the 2-d one (its check is strict).
+        if out[d] + k[d] - 1 > sizes[d] - (n == 3):
+            raise RuntimeError(f"{fn}{'_out' if n == 3 else ''}(): pool {names[d]} {k[d]} too large relative to "
+                               f"input {names[d]} {sizes[d]}")
     batched = input.ndim == n + 2
     N, C = (input.shape[0], input.shape[1]) if batched else (1, input.shape[0])
     if samples is None:

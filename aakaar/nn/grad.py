@@ -48,47 +48,49 @@ def _conv_grad(n: int, wrt: str, input: Tensor, weight: Tensor, grad_output: Ten
         return autograd.grad(out, leaf, grad_output, create_graph=differentiable)[0]
 
 
-def _stand_in(size: list[int], like: Tensor) -> Tensor:
-    return _C.zeros(size, dtype=like.dtype, device=like.device)
+def _stand_in(size: object, grad_output: Tensor, fn: str, what: str, n: int) -> Tensor:
+    """Zeros of the asked-for size (checked), the gradient's dtype and device."""
+    _check_tensor(grad_output, fn, "grad_output")
+    return _C.zeros(_size(size, fn, what, n), dtype=grad_output.dtype, device=grad_output.device)
 
 
 def conv1d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv1d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(_size(input_size, "conv1d_input", "input_size", 1), grad_output)
+    x = _stand_in(input_size, grad_output, "conv1d_input", "input_size", 1)
     return _conv_grad(1, "input", x, weight, grad_output, stride, padding, dilation, groups)
 
 
 def conv1d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
                   padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv1d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(_size(weight_size, "conv1d_weight", "weight_size", 1), grad_output)
+    w = _stand_in(weight_size, grad_output, "conv1d_weight", "weight_size", 1)
     return _conv_grad(1, "weight", input, w, grad_output, stride, padding, dilation, groups)
 
 
 def conv2d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv2d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(_size(input_size, "conv2d_input", "input_size", 2), grad_output)
+    x = _stand_in(input_size, grad_output, "conv2d_input", "input_size", 2)
     return _conv_grad(2, "input", x, weight, grad_output, stride, padding, dilation, groups)
 
 
 def conv2d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
                   padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv2d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(_size(weight_size, "conv2d_weight", "weight_size", 2), grad_output)
+    w = _stand_in(weight_size, grad_output, "conv2d_weight", "weight_size", 2)
     return _conv_grad(2, "weight", input, w, grad_output, stride, padding, dilation, groups)
 
 
 def conv3d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv3d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(_size(input_size, "conv3d_input", "input_size", 3), grad_output)
+    x = _stand_in(input_size, grad_output, "conv3d_input", "input_size", 3)
     return _conv_grad(3, "input", x, weight, grad_output, stride, padding, dilation, groups)
 
 
 def conv3d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
                   padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
     """The gradient of ``conv3d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(_size(weight_size, "conv3d_weight", "weight_size", 3), grad_output)
+    w = _stand_in(weight_size, grad_output, "conv3d_weight", "weight_size", 3)
     return _conv_grad(3, "weight", input, w, grad_output, stride, padding, dilation, groups)
