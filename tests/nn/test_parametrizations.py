@@ -190,3 +190,64 @@ def test_bad_arguments_raise_like_torch():
         nn.utils.spectral_norm(m)
     with pytest.raises(ValueError, match="n_power_iterations"):
         nn.utils.spectral_norm(nn.Linear(2, 3), n_power_iterations=0)
+
+
+ORTH = [((4, 4), None, True), ((4, 4), "cayley", True), ((5, 3), None, True), ((3, 5), None, True),
+        ((4, 4), "householder", True), ((5, 3), "matrix_exp", True), ((5, 3), "householder", False),
+        ((3, 5), "householder", False), ((4, 4), "cayley", False)]
+
+
+@pytest.mark.parametrize("dtype,rtol", TOL)
+@pytest.mark.parametrize("shape,orthogonal_map,triv", ORTH)
+def test_orthogonal_matches_torch(shape, orthogonal_map, triv, dtype, rtol):
+    torch.manual_seed(0)
+    t = torch.nn.Linear(shape[1], shape[0]).to(getattr(torch, dtype))
+    a = nn.Linear(shape[1], shape[0]).to(getattr(ak, dtype))
+    copy_weights(a, t)
+    TPZ.orthogonal(t, orthogonal_map=orthogonal_map, use_trivialization=triv)
+    PZ.orthogonal(a, orthogonal_map=orthogonal_map, use_trivialization=triv)
+    assert list(a.state_dict()) == list(t.state_dict())
+    assert_close(a.weight, t.weight, rtol, rtol, "weight at registration")
+    with torch.no_grad():  # move away from the registration point, the same way in both (not on the
+        # diagonal, which holds the householder map's column signs and is not trained)
+        off_diagonal = 1 - torch.eye(*shape, dtype=t.weight.dtype)
+        t.parametrizations.weight.original.add_(0.3 * torch.randn(shape, dtype=t.weight.dtype) * off_diagonal)
+    copy_weights(a, t)
+    for seed in range(2):
+        _step(a, t, (3, shape[1]), rtol, seed)
+    w = a.weight.detach().numpy().astype(np.float64)
+    gram = w.T @ w if shape[0] >= shape[1] else w @ w.T
+    assert np.abs(gram - np.eye(min(shape))).max() < 100 * rtol
+
+
+def test_orthogonal_assignment_and_gradcheck():
+    torch.manual_seed(1)
+    t = torch.nn.Linear(3, 3).double()
+    a = nn.Linear(3, 3).double()
+    copy_weights(a, t)
+    TPZ.orthogonal(t)
+    PZ.orthogonal(a)
+    Q = np.linalg.qr(np.random.default_rng(0).standard_normal((3, 3)))[0]
+    t.weight = torch.tensor(Q)
+    a.weight = ak.tensor(Q)
+    assert_close(a.weight, Q, 1e-12, 1e-12)
+    assert_close(a.parametrizations.weight[0].base, t.parametrizations.weight[0].base, 1e-12, 1e-12)
+    from aakaar.nn.utils.orthogonal import _Orthogonal
+
+    for orthogonal_map in ("matrix_exp", "cayley", "householder"):
+        m = _Orthogonal(ak.zeros(4, 3, dtype=ak.float64), orthogonal_map, use_trivialization=False)
+        X = ak.tensor(np.random.default_rng(2).standard_normal((4, 3)) * 0.5).requires_grad_()
+        assert ak.autograd.gradcheck(m, (X,), eps=1e-6, atol=1e-8)
+
+
+def test_orthogonal_bad_arguments_raise_like_torch():
+    for lib, orth in ((torch, TPZ.orthogonal), (ak, PZ.orthogonal)):
+        with pytest.raises(ValueError, match="orthogonal_map has to be one of"):
+            orth(lib.nn.Linear(3, 3), orthogonal_map="qr")
+        with pytest.raises(ValueError, match="Expected a matrix or batch of matrices"):
+            orth(lib.nn.Linear(3, 3), name="bias")
+        with pytest.raises(ValueError, match="has no parameter or buffer"):
+            orth(lib.nn.Linear(3, 3), name="nothing")
+        m = orth(lib.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
+        with pytest.raises(NotImplementedError, match="not possible to assign"):
+            m.weight = lib.eye(3)

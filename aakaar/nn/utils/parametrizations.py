@@ -19,8 +19,9 @@ from ...autograd import no_grad
 from .. import functional as F
 from ..module import Module
 from . import parametrize
+from .orthogonal import orthogonal  # noqa: F401  (PyTorch's third parametrization, in its own file)
 
-__all__ = ["weight_norm", "spectral_norm", "norm_except_dim"]
+__all__ = ["weight_norm", "spectral_norm", "orthogonal", "norm_except_dim"]
 
 
 def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
