@@ -9,7 +9,7 @@ itself differentiable, as PyTorch's ``convolution_backward`` is.
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Callable, Sequence, Union
 
 from .. import _C
 from .._C import Tensor
@@ -30,67 +30,41 @@ def _size(size: object, fn: str, what: str, n: int) -> list[int]:
     return list(size)
 
 
-def _conv_grad(n: int, wrt: str, input: Tensor, weight: Tensor, grad_output: Tensor, stride: IntOrSeq,
+def _conv_grad(n: int, wrt: str, first: object, second: object, grad_output: Tensor, stride: IntOrSeq,
                padding: IntOrSeq, dilation: IntOrSeq, groups: int) -> Tensor:
+    """``wrt="input"``: (first, second) = (input_size, weight); ``"weight"``: (input, weight_size)."""
     fn = f"conv{n}d_{wrt}"
     conv = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
     _check_tensor(grad_output, fn, "grad_output")
-    other = weight if wrt == "input" else input
+    size, other = (first, second) if wrt == "input" else (second, first)
     _check_tensor(other, fn, "weight" if wrt == "input" else "input")
+    # The stand-in leaf: zeros of the asked-for size, the gradient's dtype and device.
+    leaf = _C.zeros(_size(size, fn, f"{wrt}_size", n), dtype=grad_output.dtype, device=grad_output.device)
     differentiable = other.requires_grad or grad_output.requires_grad
     with autograd.enable_grad():
-        leaf = (input if wrt == "input" else weight).requires_grad_()
-        out = conv(leaf if wrt == "input" else input, leaf if wrt == "weight" else weight, None, stride, padding,
-                   dilation, groups)
+        leaf.requires_grad_()
+        x, w = (leaf, other) if wrt == "input" else (other, leaf)
+        out = conv(x, w, None, stride, padding, dilation, groups)
         if tuple(out.shape) != tuple(grad_output.shape):
             raise RuntimeError(f"{fn}(): grad_output has shape {list(grad_output.shape)}, but the convolution's output "
                                f"has shape {list(out.shape)}")
         return autograd.grad(out, leaf, grad_output, create_graph=differentiable)[0]
 
 
-def _stand_in(size: object, grad_output: Tensor, fn: str, what: str, n: int) -> Tensor:
-    """Zeros of the asked-for size (checked), the gradient's dtype and device."""
-    _check_tensor(grad_output, fn, "grad_output")
-    return _C.zeros(_size(size, fn, what, n), dtype=grad_output.dtype, device=grad_output.device)
+def _make(n: int, wrt: str) -> Callable[..., Tensor]:
+    """``conv{n}d_input(input_size, weight, grad_output, ...)`` or ``conv{n}d_weight(input, weight_size, ...)``."""
+    if wrt == "input":
+        def f(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
+              padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+            return _conv_grad(n, wrt, input_size, weight, grad_output, stride, padding, dilation, groups)
+    else:
+        def f(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,  # type: ignore[misc]
+              padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
+            return _conv_grad(n, wrt, input, weight_size, grad_output, stride, padding, dilation, groups)
+    f.__name__ = f.__qualname__ = f"conv{n}d_{wrt}"
+    f.__doc__ = f"The gradient of ``conv{n}d`` with respect to its {wrt}, of shape ``{wrt}_size``."
+    return f
 
 
-def conv1d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
-                 padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv1d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(input_size, grad_output, "conv1d_input", "input_size", 1)
-    return _conv_grad(1, "input", x, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv1d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
-                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv1d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(weight_size, grad_output, "conv1d_weight", "weight_size", 1)
-    return _conv_grad(1, "weight", input, w, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
-                 padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv2d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(input_size, grad_output, "conv2d_input", "input_size", 2)
-    return _conv_grad(2, "input", x, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv2d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
-                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv2d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(weight_size, grad_output, "conv2d_weight", "weight_size", 2)
-    return _conv_grad(2, "weight", input, w, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_input(input_size: Sequence[int], weight: Tensor, grad_output: Tensor, stride: IntOrSeq = 1,
-                 padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv3d`` with respect to an input of shape ``input_size``."""
-    x = _stand_in(input_size, grad_output, "conv3d_input", "input_size", 3)
-    return _conv_grad(3, "input", x, weight, grad_output, stride, padding, dilation, groups)
-
-
-def conv3d_weight(input: Tensor, weight_size: Sequence[int], grad_output: Tensor, stride: IntOrSeq = 1,
-                  padding: IntOrSeq = 0, dilation: IntOrSeq = 1, groups: int = 1) -> Tensor:
-    """The gradient of ``conv3d`` with respect to a weight of shape ``weight_size``."""
-    w = _stand_in(weight_size, grad_output, "conv3d_weight", "weight_size", 3)
-    return _conv_grad(3, "weight", input, w, grad_output, stride, padding, dilation, groups)
+conv1d_input, conv2d_input, conv3d_input = (_make(n, "input") for n in (1, 2, 3))
+conv1d_weight, conv2d_weight, conv3d_weight = (_make(n, "weight") for n in (1, 2, 3))
