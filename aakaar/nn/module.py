@@ -74,10 +74,16 @@ class Module:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        d = self.__dict__
-        if d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        if self._has_hooks():
             return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _has_hooks(self) -> bool:
+        """Whether a call runs hooks (so a caller that would skip ``__call__``, Sequential's fused
+        Linear+ReLU, must not)."""
+        d = self.__dict__
+        return bool(d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_hooks")
+                    or d.get("_backward_pre_hooks"))
 
     # ---- hooks (module_hooks.py runs them) --------------------------------------------------
 

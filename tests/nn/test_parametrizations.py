@@ -251,3 +251,33 @@ def test_orthogonal_bad_arguments_raise_like_torch():
         m = orth(lib.nn.Linear(3, 3), orthogonal_map="cayley", use_trivialization=False)
         with pytest.raises(NotImplementedError, match="not possible to assign"):
             m.weight = lib.eye(3)
+
+
+@pytest.mark.filterwarnings("ignore::FutureWarning")
+@pytest.mark.parametrize("how", ["legacy_weight_norm", "weight_norm", "legacy_spectral_norm", "spectral_norm"])
+def test_normalised_linear_inside_sequential_with_relu(how):
+    # Sequential fuses Linear + ReLU into one op; that path must still see the normalised weight
+    # (computed by a forward pre-hook for the legacy API, by the property for the parametrization).
+    torch.manual_seed(0)
+    t = torch.nn.Sequential(torch.nn.Linear(4, 3), torch.nn.ReLU()).double()
+    a = nn.Sequential(nn.Linear(4, 3), nn.ReLU()).double()
+    copy_weights(a, t)
+    lib_t = {"legacy_weight_norm": torch.nn.utils.weight_norm, "weight_norm": TPZ.weight_norm,
+             "legacy_spectral_norm": torch.nn.utils.spectral_norm, "spectral_norm": TPZ.spectral_norm}[how]
+    lib_a = {"legacy_weight_norm": nn.utils.weight_norm, "weight_norm": PZ.weight_norm,
+             "legacy_spectral_norm": nn.utils.spectral_norm, "spectral_norm": PZ.spectral_norm}[how]
+    lib_t(t[0])
+    lib_a(a[0])
+    copy_weights(a, t)
+    for seed in range(2):
+        _step(a, t, (5, 4), 1e-10, seed)
+        with torch.no_grad():  # a step of an optimiser: the next forward must use the new weight
+            for p in t.parameters():
+                p.mul_(1.5)
+        with ak.no_grad():
+            for p in a.parameters():
+                p.mul_(1.5)
+    calls = []
+    a[0].register_forward_hook(lambda m, i, o: calls.append(1))
+    a(ak.randn(2, 4, dtype=ak.float64))
+    assert calls == [1]
