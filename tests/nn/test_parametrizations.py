@@ -281,3 +281,23 @@ def test_normalised_linear_inside_sequential_with_relu(how):
     a[0].register_forward_hook(lambda m, i, o: calls.append(1))
     a(ak.randn(2, 4, dtype=ak.float64))
     assert calls == [1]
+
+
+def test_orthogonal_recurrent_kernel_of_an_lstm():
+    # The classic use: an orthogonal hidden-to-hidden matrix; the LSTM reads it through the property.
+    torch.manual_seed(2)
+    t = torch.nn.LSTM(3, 4).double()
+    a = nn.LSTM(3, 4).double()
+    copy_weights(a, t)
+    TPZ.orthogonal(t, "weight_hh_l0")
+    PZ.orthogonal(a, "weight_hh_l0")
+    copy_weights(a, t)  # the trivialization's base
+    x = torch.tensor(np.random.default_rng(0).standard_normal((5, 2, 3)), requires_grad=True)
+    ax = to_ak(x).requires_grad_()
+    ref, out = t(x)[0], a(ax)[0]
+    assert_close(out, ref, 1e-10, 1e-12)
+    ref.sum().backward()
+    out.sum().backward()
+    assert_close(ax.grad, x.grad, 1e-10, 1e-12)
+    for (k, p), (_, q) in zip(a.named_parameters(), t.named_parameters()):
+        assert_close(p.grad, q.grad, 1e-10, 1e-12, k)
