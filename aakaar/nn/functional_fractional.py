@@ -4,8 +4,9 @@ Each (batch, channel) plane has its own random sample ``u`` in [0, 1) per spatia
 that dim start at ``int((i + u) * alpha) - int(u * alpha)`` with ``alpha = (in - k) / (out - 1)``
 (the last at ``in - k``), computed in the input's floating-point type as PyTorch's kernel does, so the
 same ``_random_samples`` give the same windows. The pooling is then a composition of recorded ops: a
-``gather`` of every window's k values (row-major, so ``max``'s first maximum is PyTorch's), a ``max``
-over them, and a ``gather`` of the winning flat index; the gradient flows back through both.
+``gather`` of every window's k values (row-major, so the first maximum is PyTorch's), the position of
+the maximum (PyTorch's pick, NaN included), and a ``gather`` of that value and of its flat index; the
+gradient flows back through the gathers to the indexed element.
 """
 
 from __future__ import annotations
@@ -37,6 +38,18 @@ def _intervals(samples: np.ndarray, in_size: int, out_size: int, k: int) -> np.n
     if out_size > 0:
         seq[:, -1] = in_size - k
     return seq
+
+
+def _window_argmax(values: Tensor) -> Tensor:
+    """(..., 1) position of each window's maximum as PyTorch's kernel picks it: the first maximum, but
+    the last NaN when the window holds any (its test is ``val > max || isnan(val)``)."""
+    arg = values.argmax(-1, keepdim=True)
+    nan = values.isnan()
+    if not bool(nan.any()):
+        return arg
+    window = values.shape[-1]
+    last_nan = (window - 1) - nan.flip([-1]).to(_C.dtype.int64).argmax(-1, keepdim=True)
+    return _C.where(nan.any(-1, keepdim=True), last_nan, arg)
 
 
 def _output_size(fn: str, n: int, input: Tensor, output_size: Any, output_ratio: Any) -> tuple[int, ...]:
@@ -96,13 +109,15 @@ def _fractional_max_pool(fn: str, n: int, input: Tensor, kernel_size: IntOrSeq, 
         off_shape = [1] * (1 + 2 * n)
         off_shape[1 + n + d] = k[d]
         flat += (pos + np.arange(k[d]).reshape(off_shape)) * strides[d]
-    window = int(np.prod(k))
-    flat = flat.reshape(N, C, -1)
+    window, positions = int(np.prod(k)), int(np.prod(out))
+    flat = flat.reshape(N, C, positions * window)
     idx = tensor(np.ascontiguousarray(flat), device=input.device)
-    x = input.reshape(N, C, -1)
-    values = x.gather(2, idx).reshape(N, C, -1, window)
-    best, arg = values.max(3, keepdim=True)
-    indices = idx.reshape(N, C, -1, window).gather(3, arg)
+    x = input.reshape(N, C, int(np.prod(sizes)))
+    values = x.gather(2, idx).reshape(N, C, positions, window)
+    arg = _window_argmax(values.detach())
+    # The gradient goes where the index points (a gather), as PyTorch's backward scatters to it.
+    best = values.gather(3, arg)
+    indices = idx.reshape(N, C, positions, window).gather(3, arg)
     lead = (N, C) if batched else (C,)
     return best.reshape(*lead, *out), indices.reshape(*lead, *out)
 

@@ -59,6 +59,27 @@ def test_many_samples_give_torch_windows_in_float32():
     assert_close(ai, i, 0, 0)
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_ties_and_nans_pick_torch_index(n):
+    # Ties: the first maximum in the window; NaN: the last NaN (torch's `val > max || isnan(val)`).
+    t_fn = TF.fractional_max_pool2d if n == 2 else TF.fractional_max_pool3d
+    a_fn = F.fractional_max_pool2d if n == 2 else F.fractional_max_pool3d
+    for trial in range(6):
+        g = torch.Generator().manual_seed(trial)
+        x = torch.randint(0, 3, (2, 2) + (6,) * n, generator=g).double()
+        x[torch.rand(x.shape, generator=g) < 0.1 * (trial % 3)] = float("nan")
+        s = torch.rand(2, 2, n, generator=g, dtype=torch.float64)
+        v, i = t_fn(x, 2, 3, return_indices=True, _random_samples=s)
+        av, ai = a_fn(to_ak(x), 2, 3, return_indices=True, _random_samples=to_ak(s))
+        assert_close(ai, i, 0, 0, "indices")
+        np.testing.assert_array_equal(av.numpy(), v.numpy())
+
+
+def test_empty_batch():
+    x = torch.zeros(0, 2, 6, 6)
+    assert tuple(F.fractional_max_pool2d(to_ak(x), 2, 3).shape) == tuple(TF.fractional_max_pool2d(x, 2, 3).shape)
+
+
 def test_gradcheck():
     rng = np.random.default_rng(0)
     x = ak.tensor(rng.permutation(2 * 2 * 7 * 7).reshape(2, 2, 7, 7) / 10.0).requires_grad_()  # distinct values
