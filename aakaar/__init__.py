@@ -71,6 +71,10 @@ _everyday_ops.install()
 _tensor_api.install()
 linalg.install()
 globals().update(linalg.TOP_LEVEL)
+lu_unpack = linalg.lu_unpack
+from . import tensor_extras as _tensor_extras  # noqa: E402
+from .tensor_extras import *  # noqa: F401,F403,E402
+_tensor_extras.install()
 from .tensor_api import empty_strided  # noqa: E402,F401
 from ._C import celu, celu_, hardshrink, selu, selu_, threshold, threshold_  # noqa: E402,F401
 Tensor.hardshrink = lambda self, lambd=0.5: _C.hardshrink(self, lambd)

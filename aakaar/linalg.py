@@ -649,6 +649,19 @@ TOP_LEVEL = {k: v for k, v in TOP_LEVEL.items() if v is not None}
 
 
 def install() -> None:
-    """Tensor methods: det, logdet, slogdet, inverse, cholesky, svd, pinverse, qr, matrix_power, norm, cross."""
+    """Tensor methods: det, logdet, slogdet, inverse, cholesky, svd, pinverse, qr, matrix_power, norm, cross,
+    lu, lu_solve, triangular_solve, cholesky_solve, cholesky_inverse, matrix_exp."""
     for name, fn in TOP_LEVEL.items():
         setattr(Tensor, name, fn)
+
+
+# LU, triangular solves, matrix_exp, cond, ... live in linalg_extra (imported last: it uses the helpers above)
+from .linalg_extra import (TOP_LEVEL_METHODS, cond, eig, eigvals, householder_product, lu, lu_factor,  # noqa: E402
+                           lu_factor_ex, lu_solve, lu_unpack, matrix_exp, solve_ex, solve_triangular, tensorinv,
+                           tensorsolve, vander, ldl_factor, ldl_factor_ex, ldl_solve)
+
+TOP_LEVEL.update(TOP_LEVEL_METHODS)
+
+__all__ += ["lu_factor", "lu_factor_ex", "lu", "lu_solve", "solve_triangular", "solve_ex", "matrix_exp", "cond",
+            "tensorinv", "tensorsolve", "vander", "householder_product", "eig", "eigvals", "ldl_factor",
+            "ldl_factor_ex", "ldl_solve"]

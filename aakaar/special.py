@@ -14,7 +14,7 @@ from ._C import Tensor
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "multigammaln", "i0", "i1",
            "expit", "logit", "xlogy", "xlog1py", "sinc", "exp2", "expm1", "log1p", "logsumexp", "softmax",
-           "log_softmax", "round", "entr", "ndtr", "log_ndtr", "ndtri"]
+           "log_softmax", "round", "entr", "ndtr", "log_ndtr", "ndtri", "gammainc", "gammaincc"]
 
 
 def erf(input: Tensor) -> Tensor:
@@ -175,3 +175,16 @@ def ndtri(input: Tensor) -> Tensor:
     """The inverse of the standard normal CDF, sqrt(2) erfinv(2p - 1)."""
     x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
     return (x * 2 - 1).erfinv() * math.sqrt(2)
+
+
+def gammainc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised lower incomplete gamma function P(input, other) (torch.igamma; gradient in
+    ``other`` only, as torch)."""
+    from .tensor_extras import igamma
+    return igamma(input, other)
+
+
+def gammaincc(input: Tensor, other: Tensor) -> Tensor:
+    """The regularised upper incomplete gamma function Q(input, other) = 1 - P (torch.igammac)."""
+    from .tensor_extras import igammac
+    return igammac(input, other)

@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Iterable, Mapping, Sequence
 
 PRELUDE = pathlib.Path(__file__).with_name("prelude.h")
+CUDA_PRELUDE = PRELUDE.with_name("cuda_prelude.h")  # after PRELUDE in a CUDA source
 DEFAULT_TIMEOUT_S = 300.0
 
 # The library's own compile options (CMakeLists.txt): C++17, -O3, the same float
@@ -31,6 +32,12 @@ BASE_FLAGS = ("-std=c++17", "-O3", "-fPIC", "-shared", "-fvisibility=hidden",
 
 
 EMU_FLAGS = ("-fstack-clash-protection", "-pthread")
+# A CUDA source built for the GPU: nvcc with the options of the library's own CUDA build
+# (CMakeLists.txt: C++17, --expt-relaxed-constexpr, the CUDA runtime linked statically, which
+# shares the process's primary context, hence its device pointers, with aakaar._C's), and the
+# host compiler given BASE_FLAGS' code-generation options.
+NVCC_FLAGS = ("-std=c++17", "-O3", "--shared", "--expt-relaxed-constexpr", "-cudart", "static",
+              "-Xcompiler", "-fPIC,-fvisibility=hidden,-fno-math-errno,-fno-trapping-math,-Wall,-Wno-unused-function")
 EMU_RUNTIME = ("emu_runtime.cpp", "fiber.cpp")
 
 
@@ -166,11 +173,12 @@ def _normalise_functions(functions: Sequence[str] | Mapping[str, str] | None) ->
 def generate_source(module_name: str, cell_name: str, cpp_source: str, functions: dict[str, str],
                     first_line: int, cuda: bool = False) -> str:
     """The translation unit: the prelude, the cell under a #line directive (so the compiler reports
-    the cell's own line numbers), then the bindings of ``functions``. A CUDA cell also sees the
-    CUDA emulator (csrc/cuda/emu/cuda_emu.h: threadIdx, __syncthreads, AAKAAR_LAUNCH, ...)."""
+    the cell's own line numbers), then the bindings of ``functions``. A CUDA cell also sees
+    cuda_prelude.h: CUDA (csrc/cuda/emu/cuda_emu.h: the emulator's threadIdx, __syncthreads,
+    AAKAAR_LAUNCH, ... or nvcc's) and the exercises' stub, aakaar::jit::not_implemented."""
     quoted = cell_name.replace("\\", "\\\\").replace('"', '\\"')
     parts = [f'#include "{PRELUDE.name}"',
-             *(['#include "cuda/emu/cuda_emu.h"'] if cuda else []),
+             *([f'#include "{CUDA_PRELUDE.name}"'] if cuda else []),
              f"#define AAKAAR_JIT_MODULE_NAME {module_name}",
              f'#line {first_line} "{quoted}"',
              cpp_source,
@@ -202,8 +210,14 @@ def _python_include() -> list[str]:
 
 def compile_command(argv: list[str], src: pathlib.Path, out: pathlib.Path, csrc: pathlib.Path,
                     library: pathlib.Path, extra_cflags: Sequence[str], extra_ldflags: Sequence[str],
-                    cuda: bool = False) -> list[str]:
+                    cuda: bool = False, arch: str | None = None) -> list[str]:
+    """The command line: the host compiler (C++, or CUDA for the emulator), or with ``arch`` nvcc
+    (CUDA for the GPU; ``src`` is a .cu file, ``argv`` nvcc)."""
     import pybind11
+    if arch is not None:
+        return [*argv, *NVCC_FLAGS, f"-arch={arch}", *extra_cflags,
+                f"-I{PRELUDE.parent}", f"-I{csrc}", f"-I{pybind11.get_include()}", *_python_include(),
+                str(src), "-o", str(out), "-Xlinker", str(library), *extra_ldflags]
     # The emulator's runtime is compiled into the module (the library's CPU build has none);
     # -fstack-clash-protection as in the library's EMU build: a big kernel frame still hits the
     # guard page below a fiber's stack.
@@ -219,9 +233,20 @@ def compile_command(argv: list[str], src: pathlib.Path, out: pathlib.Path, csrc:
 # ---- errors ------------------------------------------------------------------
 
 def map_errors(log: str, cell_name: str) -> list[tuple[int, int, str]]:
-    """``(line, column, message)`` of each error the compiler reported in the cell."""
-    pat = re.compile(rf"^{re.escape(cell_name)}:(\d+):(?:(\d+):)? (?:fatal )?error: (.*)$", re.M)
-    return [(int(m[1]), int(m[2] or 0), m[3].strip()) for m in pat.finditer(log)]
+    """``(line, column, message)`` of each error the compiler reported in the cell: GCC/Clang's
+    ``NAME:LINE:COL: error: ...`` and nvcc's front end's ``NAME(LINE): error: ...``, after which
+    nvcc echoes the line (indented by two) and a caret under the column."""
+    name = re.escape(cell_name)
+    pat = re.compile(rf"^{name}(?::(\d+):(?:(\d+):)?|\((\d+)\):) (?:fatal |catastrophic )?error: (.*)$", re.M)
+    errors = []
+    for m in pat.finditer(log):
+        if m[1]:
+            errors.append((int(m[1]), int(m[2] or 0), m[4].strip()))
+            continue
+        following = log[m.end():].split("\n")[1:3]
+        caret = following[1] if len(following) == 2 and following[1].strip() == "^" else ""
+        errors.append((int(m[3]), max(caret.find("^") - 1, 0), m[4].strip()))
+    return errors
 
 
 # ---- building ----------------------------------------------------------------
@@ -250,14 +275,18 @@ class Build:
     module_name: str
     cached: bool
     log: str = ""
+    target: str = "cpu"  # "cpu" (C++), "emulator" or "gpu" (CUDA)
+    arch: str | None = None  # nvcc's -arch for "gpu"
 
 
 def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, str] | None = None, *,
           extra_cflags: Iterable[str] = (), extra_ldflags: Iterable[str] = (), compiler: str | None = None,
           timeout: float | None = None, first_line: int = 1, cell_name: str | None = None,
-          cuda: bool = False) -> Build:
+          cuda: bool = False, target: str | None = None, cuda_arch: str | None = None) -> Build:
     """Compile ``cpp_source`` into a module file in the cache (or find it there). With ``cuda``,
-    the source is CUDA compiled for the CUDA emulator (see :func:`aakaar.jit.load_inline`)."""
+    the source is CUDA, built for ``target`` (see :func:`aakaar.jit.load_inline`): "gpu" compiles
+    with nvcc whether or not a GPU is present (loading it is another matter), "emulator" with the
+    host compiler, "auto" or None as :func:`aakaar.jit.cuda_target` decides."""
     check_name(name)
     if not isinstance(cpp_source, str):
         raise TypeError(f"aakaar.jit: cpp_source must be a str, got {type(cpp_source).__name__}")
@@ -265,8 +294,14 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
     extra_cflags, extra_ldflags = list(extra_cflags), list(extra_ldflags)
     csrc = source_dir()
     library = _library_module()
-    argv = compiler_command(compiler)
-    cell_name = cell_name or f"{name}.cpp"
+    kind, arch = _build_target(cuda, target, cuda_arch)
+    if kind == "gpu":
+        from ._target import nvcc_command
+        # nvcc runs a host compiler for the host code: ``compiler`` names that one (-ccbin).
+        argv = nvcc_command() + ([] if compiler is None else ["-ccbin", compiler])
+    else:
+        argv = compiler_command(compiler)
+    cell_name = cell_name or f"{name}{'.cu' if cuda else '.cpp'}"
     import pybind11
 
     # The key: everything the built file depends on. The module's name is derived from it, so a
@@ -274,23 +309,25 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
     st = library.stat()
     key = hashlib.sha256("\0".join([
         cpp_source, repr(sorted(fns.items())), repr(first_line), cell_name, repr(BASE_FLAGS), repr(cuda),
+        kind, repr(arch), *((repr(NVCC_FLAGS),) if kind == "gpu" else ()),
         repr(extra_cflags), repr(extra_ldflags), _compiler_version(tuple(argv)), pybind11.__version__,
-        sys.version, PRELUDE.read_text(), _headers_state(csrc),
+        sys.version, PRELUDE.read_text(), CUDA_PRELUDE.read_text() if cuda else "", _headers_state(csrc),
         _file_digest(str(library), st.st_mtime_ns, st.st_size)]).encode()).hexdigest()[:16]
     module_name = f"aakaar_jit_{name}_{key}"
     folder = cache_dir()
     path = folder / f"{module_name}{importlib.machinery.EXTENSION_SUFFIXES[0]}"
     if path.exists():
-        return Build(path, module_name, cached=True)
+        return Build(path, module_name, cached=True, target=kind, arch=arch)
 
     folder.mkdir(parents=True, exist_ok=True)
     src_text = generate_source(module_name, cell_name, cpp_source, fns, first_line, cuda)
     with tempfile.TemporaryDirectory(prefix=f"{module_name}-", dir=folder) as tmp:
         tmpdir = pathlib.Path(tmp)
-        src = tmpdir / f"{module_name}.cpp"
+        src = tmpdir / f"{module_name}{'.cu' if kind == 'gpu' else '.cpp'}"
         src.write_text(src_text)
         out = tmpdir / path.name
-        cmd = compile_command(argv, src, out, csrc, library, extra_cflags, extra_ldflags, cuda)
+        cmd = compile_command(argv, src, out, csrc, library, extra_cflags, extra_ldflags,
+                              kind == "emulator", arch)
         limit = timeout if timeout is not None else float(os.environ.get("AAKAAR_JIT_TIMEOUT", DEFAULT_TIMEOUT_S))
         try:
             r = _run_compiler(cmd, limit, tmpdir)
@@ -304,9 +341,22 @@ def build(name: str, cpp_source: str, functions: Sequence[str] | Mapping[str, st
             raise CompileError(name, map_errors(r.stdout, cell_name), r.stdout,
                                cpp_source.split("\n"), first_line)
         # Atomic: another process loading the same cell sees either no file or the whole file.
-        (folder / f"{module_name}.cpp").write_text(src_text)
+        (folder / src.name).write_text(src_text)
         os.replace(out, path)
-    return Build(path, module_name, cached=False, log=r.stdout)
+    return Build(path, module_name, cached=False, log=r.stdout, target=kind, arch=arch)
+
+
+def _build_target(cuda: bool, target: str | None, cuda_arch: str | None) -> tuple[str, str | None]:
+    """("cpu" | "emulator" | "gpu", nvcc's -arch or None) for a build."""
+    if not cuda:
+        if target not in (None, "auto") or cuda_arch is not None:
+            raise ValueError("aakaar.jit: target= and cuda_arch= are for CUDA sources (cuda=True)")
+        return "cpu", None
+    from . import _target
+    if target == "gpu":  # compiled here even without a GPU; loading checks for one
+        return "gpu", _target.cuda_arch(cuda_arch)[0]
+    t = _target.resolve(target, cuda_arch)
+    return t.name, t.arch
 
 
 _loaded: dict[str, ModuleType] = {}
@@ -342,5 +392,7 @@ def load(b: Build) -> ModuleType:
             f"with different pybind11 versions or compilers (the jit uses pybind11 {pybind11.__version__}); "
             f"rebuild aakaar with this pybind11 (pip install -e . --no-build-isolation)")
     module.__aakaar_jit_cached__ = b.cached
+    module.__aakaar_jit_target__ = b.target
+    module.__aakaar_jit_arch__ = b.arch
     _loaded[b.module_name] = module
     return module

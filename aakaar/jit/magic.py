@@ -40,13 +40,21 @@ class JitMagics(Magics):
     @argument("functions", nargs="*", help="the host functions to bind into the notebook (default: NAME)")
     @argument("--cflags", default="", help='more compiler options, quoted: --cflags "-DN=4 -O2"')
     @argument("--timeout", type=float, default=None, help="seconds the compile may take")
+    @argument("--target", choices=("auto", "gpu", "emulator"), default=None,
+              help="gpu: nvcc, for the GPU; emulator: the host compiler, for the CUDA emulator on the CPU; "
+                   "auto (default, or AAKAAR_JIT_CUDA_TARGET): the GPU when aakaar runs on one here")
+    @argument("--arch", default=None, help="nvcc's -arch for the GPU (default: the GPU's own, e.g. sm_90)")
     @cell_magic
     def cuda(self, line: str, cell: str):
-        """Compile the cell's CUDA for the CUDA emulator (csrc/cuda/emu) and bind its host functions.
+        """Compile the cell's CUDA and bind its host functions: with nvcc for the GPU when aakaar's
+        CUDA backend runs on a real GPU here, otherwise for the CUDA emulator (csrc/cuda/emu), which
+        runs the same source on the CPU. The first cell says which (once).
 
-        Kernels launch with ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)`` and run on the CPU
-        over CPU tensors; the emulator's errors (a bad launch, a barrier not every thread reaches)
-        arrive as RuntimeError. See :func:`aakaar.jit.load_inline` (``cuda=True``).
+        Kernels launch with ``AAKAAR_LAUNCH(kernel, grid, block, smem, args...)``. On the emulator
+        they read CPU tensors and its errors (a bad launch, a barrier not every thread reaches)
+        arrive as RuntimeError; on the GPU they read tensors on "cuda" (host code may still take
+        CPU tensors, so nothing checks where a pointer handed to a kernel lives). See
+        :func:`aakaar.jit.load_inline` (``cuda=True``).
         """
         return self._compile(self.cuda, "cuda", line, cell, cuda=True)
 
@@ -56,8 +64,10 @@ class JitMagics(Magics):
             raise UsageError(f"%%{magic_name}: the name must be a Python identifier, got {args.name!r}")
         functions = args.functions or [args.name]
         try:
+            where = {"target": args.target, "cuda_arch": args.arch} if cuda else {}
             module = load_inline(args.name, cell, functions, extra_cflags=shlex.split(args.cflags),
-                                 timeout=args.timeout, first_line=2, cell_name=f"<cell {args.name}>", cuda=cuda)
+                                 timeout=args.timeout, first_line=2, cell_name=f"<cell {args.name}>", cuda=cuda,
+                                 **where)
         except (CompileError, JitError) as e:
             # Shown without the frames of this magic and of the builder: they are not the learner's.
             raise e.with_traceback(None) from None

@@ -23,13 +23,6 @@ TensorPtr adds(const TensorPtr& a, double s) { return ops::binary_scalar(BinaryO
 void mark_stateless(const TensorPtr& out) {
   if (out->autograd && out->autograd->grad_fn) out->autograd->grad_fn->stateless = true;
 }
-// x * 2 and x / 2 save only the number 2: the node keeps it and stays runnable
-// after backward (PyTorch's MulBackward1 holds the number, not a tensor).
-void mark_stateless_if_only_numbers(const TensorPtr& out, const TensorList& saved) {
-  for (const TensorPtr& t : saved)
-    if (t && !t->wrapped_number) return;
-  mark_stateless(out);
-}
 TensorPtr neg(const TensorPtr& a) { return ops::unary(UnaryOp::Neg, a); }
 TensorPtr as_float(const TensorPtr& mask, DType dt) { return ops::to_dtype(mask, dt); }
 TensorPtr zeros_like(const TensorPtr& t) { return ops::full(t->shape, Scalar::from_int(0), t->dtype, t->device()); }
@@ -66,22 +59,18 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       return mark_stateless(out);
     // Each factor is saved only if the other one's gradient needs it (as torch
     // does): y * 2 keeps no reference to y, so y may be changed in place later.
-    case BinaryOp::Mul: {
-      const TensorList saved{requires_grad(b) ? a : nullptr, requires_grad(a) ? b : nullptr};
-      record("MulBackward", {a, b}, out, saved, [](const TensorList& g, const TensorList& s, const Needs& n) {
+    case BinaryOp::Mul:
+      return record("MulBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, requires_grad(a) ? b : nullptr},
+                    [](const TensorList& g, const TensorList& s, const Needs& n) {
         return TensorList{n[0] ? mul(g[0], s[1]) : nullptr, n[1] ? mul(g[0], s[0]) : nullptr};
       });
-      return mark_stateless_if_only_numbers(out, saved);
-    }
     // [[/book:binary_add_mul]]
-    case BinaryOp::Div: {
-      const TensorList saved{requires_grad(b) ? a : nullptr, b};
-      record("DivBackward", {a, b}, out, saved, [](const TensorList& g, const TensorList& s, const Needs& n) {
+    case BinaryOp::Div:
+      return record("DivBackward", {a, b}, out, {requires_grad(b) ? a : nullptr, b},
+                    [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorPtr ga = div(g[0], s[1]);
         return TensorList{n[0] ? ga : nullptr, n[1] ? neg(div(mul(ga, s[0]), s[1])) : nullptr};
       });
-      return mark_stateless_if_only_numbers(out, saved);
-    }
     case BinaryOp::Pow:
       return record("PowBackward", {a, b}, out, {a, b, out}, [](const TensorList& g, const TensorList& s, const Needs& n) {
         TensorList r(2);
@@ -127,6 +116,13 @@ void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const 
       if (op > BinaryOp::LogicalXor) return record_binary_math(op, out, a, b);
       return;  // comparisons and logical ops return bool: no gradient
   }
+}
+
+void record_lerp_scalar(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b, double w) {
+  record("LerpBackward", {a, b}, out, {}, [w](const TensorList& g, const TensorList&, const Needs& n) {
+    return TensorList{n[0] ? muls(g[0], 1.0 - w) : nullptr, n[1] ? muls(g[0], w) : nullptr};
+  });
+  mark_stateless(out);
 }
 
 void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p) {
@@ -330,6 +326,7 @@ void record_cast(const TensorPtr& out, const TensorPtr& in) {
   record("CopyBackward", {in}, out, {}, [dt](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{ops::to_dtype(g[0], dt)};
   });
+  mark_stateless(out);  // only the dtype is kept, as in PyTorch's ToCopyBackward0
 }
 
 // ---- indexing -------------------------------------------------------------------

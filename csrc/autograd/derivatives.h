@@ -12,6 +12,9 @@
 namespace aakaar::autograd {
 
 void record_binary(BinaryOp op, const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
+// out = a + w (b - a) for a number w (torch.lerp with a float weight): the node keeps w itself,
+// not a tensor, so a second backward through it needs no retain_graph (PyTorch's LerpBackward0).
+void record_lerp_scalar(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b, double w);
 void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryParams p);
 // The maths API's ops (the UnaryOp entries after Erf, the BinaryOp ones after LogicalXor):
 // derivatives_math.cpp; record_binary and record_unary hand them on.

@@ -32,11 +32,6 @@ class Tensor {
   // Made by view_as_strided (a view op) rather than owning its storage from
   // the start; detach_() refuses views, as PyTorch does.
   bool is_view = false;
-  // Stands for a Python number (the 2 of x * 2, made by binary_scalar). A
-  // backward node that saved nothing else keeps it, as PyTorch keeps the
-  // number itself in its node, so a second backward through x * 2 needs no
-  // retain_graph.
-  bool wrapped_number = false;
 
   Tensor(StoragePtr s, int64_t off, Shape sh, Shape st, DType dt)
       : storage(std::move(s)), offset(off), shape(std::move(sh)), strides(std::move(st)), dtype(dt) {}

@@ -2,6 +2,7 @@
 #include <cmath>
 
 #include "autograd/derivatives.h"
+#include "autograd/grad_mode.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
@@ -177,9 +178,6 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   TensorPtr out = Tensor::empty(shape, is_comparison(op) ? DType::Bool : dt, a->device());
   if (ca->shape != shape) ca = expand(ca, shape);
   if (cb->shape != shape) cb = expand(cb, shape);
-  // A number converted and broadcast is still a number (see Tensor::wrapped_number).
-  ca->wrapped_number = a->wrapped_number;
-  cb->wrapped_number = b->wrapped_number;
   backend(a->device()).binary(op, *out, *ca, *cb);
   if (is_floating(out->dtype) && autograd::should_record({&ca, &cb})) autograd::record_binary(op, out, ca, cb);
   // A float16/bfloat16 result: computed in float32, rounded once (PyTorch's CPU kernels do the same).
@@ -196,7 +194,6 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   // integer type first would corrupt it (uint8 tensor / -3 must not see 253).
   TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, DType::Float32, a->device())
                                                               : wrap_scalar(b, a);
-  s->wrapped_number = true;
   // float16/bfloat16 with a float number, as PyTorch's CPU kernels do it: x * 0.1 (0.1 * x),
   // x / 0.1 and x // 0.1 take the number unrounded into their float32 computation; 0.1 / x is
   // reciprocal(x) * 0.1; every other op (x + 0.1, x - 0.1, 0.7 - x, x ** 0.5) rounds the
@@ -204,9 +201,8 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   if (is_reduced_float(a->dtype) && b.kind == Scalar::Kind::Float && !b.big_int) {
     if (reverse && op == BinaryOp::Div) return binary_scalar(BinaryOp::Mul, unary(UnaryOp::Reciprocal, a), b, false);
     if (op == BinaryOp::Mul || (!reverse && (op == BinaryOp::Div || op == BinaryOp::FloorDiv))) {
-      TensorPtr number = scalar_tensor(b, DType::Float32, a->device());
-      number->wrapped_number = true;
-      return to_dtype(binary(op, to_dtype(a, DType::Float32), number), a->dtype);
+      TensorPtr out = binary(op, to_dtype(a, DType::Float32), scalar_tensor(b, DType::Float32, a->device()));
+      return to_dtype(out, a->dtype);
     }
   }
   return reverse ? binary(op, s, a) : binary(op, a, s);
@@ -338,13 +334,20 @@ TensorPtr lerp_step(const TensorPtr& self, const TensorPtr& end, const TensorPtr
 
 TensorPtr lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
   check_lerp(self, end, weight);
-  if (!weight && backend(self->device()).lerp_scalar && !autograd::should_record({&self, &end})) {
-    const Shape shape = broadcast_shapes(self->shape, end->shape);
-    TensorPtr out = Tensor::empty(shape, self->dtype, self->device());
-    backend(self->device()).lerp_scalar(*out, *expand(self, shape), *expand(end, shape), w);
-    return out;
+  if (weight) return binary(BinaryOp::Add, self, lerp_step(self, end, weight, w));
+  // A number weight: one node, LerpBackward, that keeps w itself (PyTorch's LerpBackward0).
+  const Shape shape = broadcast_shapes(self->shape, end->shape);
+  const TensorPtr a = expand(self, shape), b = expand(end, shape);
+  TensorPtr out;
+  if (backend(self->device()).lerp_scalar) {
+    out = Tensor::empty(shape, self->dtype, self->device());
+    backend(self->device()).lerp_scalar(*out, *a, *b, w);
+  } else {
+    autograd::GradModeGuard composite_unrecorded(false);
+    out = binary(BinaryOp::Add, a, lerp_step(a, b, nullptr, w));
   }
-  return binary(BinaryOp::Add, self, lerp_step(self, end, weight, w));
+  if (autograd::should_record({&a, &b})) autograd::record_lerp_scalar(out, a, b, w);
+  return out;
 }
 
 void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {

@@ -20,6 +20,8 @@ for f in tests/cuda_backend/suite/test_*.py; do
   AAKAAR_EXPECT_CUDA=gpu PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" \
     python -c "$boot" "$f" -q -p no:cacheprovider -rfE --durations=3 2>&1 | tail -25 || echo "FAILED: $f"
 done
+# %%cuda cells built with nvcc against this build: the same results as on the emulator.
+AAKAAR_GPU_PKG="$pkg" bash tests/jit/gpu_check.sh || echo "FAILED: tests/jit/gpu_check.sh"
 mkdir -p "$OUT"
 PYTHONPATH="$pkg${PYTHONPATH:+:$PYTHONPATH}" python -c "
 import os, sys; sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != 'ScikitBuildRedirectingFinder']

@@ -46,7 +46,7 @@ void scale_(const aakaar::Tensor& x, double a, int threads) {
 
 aakaar::TensorPtr sums(const aakaar::Tensor& x) {
   const int64_t n = x.numel(), blocks = (n + 255) / 256;
-  auto out = aakaar::Tensor::empty({blocks}, aakaar::DType::Float32);
+  auto out = aakaar::Tensor::empty({blocks}, aakaar::DType::Float32, x.device());  // on the GPU under nvcc
   AAKAAR_LAUNCH(block_sums, dim3(unsigned(blocks)), dim3(256), 0, x.data<float>(), out->data<float>(), n);
   AAKAAR_CHECK_LAUNCH();
   return out;

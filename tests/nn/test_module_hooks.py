@@ -85,6 +85,7 @@ def test_full_backward_hooks_see_and_replace_gradients_as_in_torch():
         np.testing.assert_allclose(a, t, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.filterwarnings("ignore:Full backward hook is firing")  # torch's note that grad_input is all None
 def test_backward_hook_on_a_module_whose_input_needs_no_grad():
     got = []
     for m in (ak, torch):

@@ -10,10 +10,12 @@ A solution region in a code cell of ``solutions/NN-topic.ipynb`` looks like::
 ``build`` replaces everything from BEGIN to END (markers included) by
 ``raise NotImplementedError("Exercise 2.1: return the row-major strides of `shape`")`` at the
 marker's indentation. In a C++ or CUDA cell (``%%cpp``, ``%%cuda``: :mod:`aakaar.jit`) the markers
-are ``//`` comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``:
+are ``//`` comments and the stub is ``throw aakaar::jit::NotImplementedError("Exercise N.M: ...");``,
+in a CUDA cell ``aakaar::jit::not_implemented("Exercise N.M: ...");`` (GPU code cannot throw):
 it compiles, and calling the function raises the same NotImplementedError in Python -- in a CUDA
 cell also when the region is inside a kernel (the emulator reports the thread's exception, and the
-jit's translator recognises the stub's text in that report: aakaar/jit/prelude.h). Check cells start with ``# Check exercise 2.1``; their recorded
+jit's translator recognises the stub's text in that report: aakaar/jit/prelude.h; on a GPU the
+kernel records it for the host: aakaar/jit/cuda_prelude.h). Check cells start with ``# Check exercise 2.1``; their recorded
 output is kept (nbval compares it), every other output is cleared.
 """
 from __future__ import annotations
@@ -92,7 +94,9 @@ def cell_source(cell: dict) -> str:
 def stub_solutions(source: str, where: str) -> tuple[str, list[str]]:
     """Replace each solution region in ``source``; return the new source and the exercise ids."""
     out, ids, region = [], [], None
-    is_cpp = bool(CPP_CELL.match(source))
+    cell = CPP_CELL.match(source)
+    is_cpp = bool(cell)
+    stub = "aakaar::jit::not_implemented(" if cell and cell[1] == "cuda" else "throw aakaar::jit::NotImplementedError("
     for n, line in enumerate(source.split("\n"), 1):
         if region is None:
             m = BEGIN.match(line)
@@ -104,7 +108,7 @@ def stub_solutions(source: str, where: str) -> tuple[str, list[str]]:
                     raise ExerciseError(f"{where}, line {n}: a {'C++' if is_cpp else 'Python'} cell marks its "
                                         f"solution with {'//' if is_cpp else '#'} comments, not {m['comment']}")
                 if is_cpp:  # compiles, and the call raises NotImplementedError (aakaar/jit/prelude.h)
-                    out.append(f'{m["indent"]}throw aakaar::jit::NotImplementedError("Exercise {m["id"]}: {task}");')
+                    out.append(f'{m["indent"]}{stub}"Exercise {m["id"]}: {task}");')
                 else:
                     out.append(f'{m["indent"]}raise NotImplementedError("Exercise {m["id"]}: {task}")')
             elif "BEGIN SOLUTION" in line or END.match(line):
