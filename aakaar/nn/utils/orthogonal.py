@@ -1,13 +1,12 @@
 """``nn.utils.parametrizations.orthogonal``: a weight kept orthogonal (orthonormal rows or columns).
 
-PyTorch's three maps from an unconstrained matrix X to an orthogonal Q, each a composition of recorded
-ops here so autograd differentiates it:
+PyTorch's three maps from an unconstrained matrix X to an orthogonal Q, each built from ``aakaar.linalg``
+functions that autograd differentiates:
 
-* ``matrix_exp``: ``exp(A)`` of the skew-symmetric ``A = tril(X) - tril(X)^T`` (scaling and squaring of
-  a Taylor series, accurate to float64 rounding for the small norms after scaling);
-* ``cayley``: ``(I - A/2)^{-1} (I + A/2)``;
-* ``householder``: the product of the reflectors stored below the diagonal of X (LAPACK's
-  ``householder_product``), with ``tau = 2 / (1 + ||v||^2)``, columns signed by X's diagonal.
+* ``matrix_exp``: ``linalg.matrix_exp`` of the skew-symmetric ``A = tril(X) - tril(X)^T``;
+* ``cayley``: ``(I - A/2)^{-1} (I + A/2)`` (``linalg.solve``);
+* ``householder``: ``linalg.householder_product`` of the reflectors stored below the diagonal of X,
+  with ``tau = 2 / (1 + ||v||^2)``, columns signed by X's diagonal.
 
 With ``use_trivialization`` (the default) the result is multiplied by a buffer ``base``, the orthogonal
 matrix set at registration (or by assignment), and the original starts at ``-I``: the map is then
@@ -38,33 +37,6 @@ def _mT(x: Tensor) -> Tensor:
 
 def _eye(n: int, like: Tensor) -> Tensor:
     return _C.eye(n, dtype=like.dtype, device=like.device)
-
-
-def _matrix_exp(A: Tensor) -> Tensor:
-    """exp(A) by scaling and squaring: a degree-18 Taylor polynomial of A / 2^s with ||A / 2^s|| <= 1/2."""
-    norm = float(A.detach().abs().sum(-2).amax()) if A.numel() else 0.0
-    s = max(0, math.ceil(math.log2(norm / 0.5))) if norm > 0.5 else 0
-    B = A / (2.0 ** s)
-    n = A.shape[-1]
-    term = _eye(n, A).expand(list(A.shape))
-    out = term
-    for j in range(1, 19):
-        term = term.matmul(B) / j
-        out = out + term
-    for _ in range(s):
-        out = out.matmul(out)
-    return out
-
-
-def _householder_product(A: Tensor, tau: Tensor) -> Tensor:
-    """The first k columns of H_1 ... H_k, H_i = I - tau_i v_i v_i^T with v_i = (0.., 1, A[i+1:, i])."""
-    n, k = A.shape[-2], A.shape[-1]
-    V = A.tril(-1) + _eye(n, A)[:, :k]
-    Q = _eye(n, A)[:, :k].expand(list(A.shape[:-2]) + [n, k])
-    for i in range(k - 1, -1, -1):
-        v = V[..., :, i:i + 1]
-        Q = Q - (tau[..., i:i + 1].unsqueeze(-1) * v).matmul(_mT(v).matmul(Q))
-    return Q
 
 
 def _geqrf(A: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -125,7 +97,7 @@ class _Orthogonal(Module):
                 X = _C.cat([X, _C.zeros(list(X.shape[:-2]) + [n, n - k], dtype=X.dtype, device=X.device)], -1)
             A = X - _mT(X)
             if self.orthogonal_map == "matrix_exp":
-                Q = _matrix_exp(A)
+                Q = linalg.matrix_exp(A)
             else:
                 Id = _eye(n, A)
                 Q = linalg.solve(Id - A * 0.5, Id + A * 0.5)
@@ -134,7 +106,7 @@ class _Orthogonal(Module):
         else:
             A = X.tril(-1)
             tau = 2.0 / (1.0 + (A * A).sum(-2))
-            Q = _householder_product(A, tau)
+            Q = linalg.householder_product(A, tau)
             # X's diagonal holds +-1 (truncated, as PyTorch's .int()): it signs the columns, untrained.
             Q = Q * X.diagonal(dim1=-2, dim2=-1).detach().trunc().unsqueeze(-2)
         if "base" in self._buffers:
