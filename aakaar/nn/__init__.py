@@ -36,3 +36,6 @@ from .transformer import (  # noqa: F401
 from .module import Module  # noqa: F401
 from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter  # noqa: F401
 from .lazy import *  # noqa: F401,F403
+from .adaptive import AdaptiveLogSoftmaxWithLoss  # noqa: F401
+from .layers_fractional import FractionalMaxPool2d, FractionalMaxPool3d  # noqa: F401
+from . import grad  # noqa: F401

@@ -69,10 +69,12 @@ class Sequential(Module):
         while i < len(modules):
             # Linear then ReLU runs as one fused op (F.linear(..., activation="relu")):
             # one GEMM with the ReLU in its epilogue and one autograd node instead of two.
-            # Exact types only: a subclass may override forward.
-            if i + 1 < len(modules) and type(modules[i]) is Linear and type(modules[i + 1]) is ReLU:
-                params = modules[i]._parameters  # Linear.forward says why not .weight
-                input = F.linear(input, params["weight"], params["bias"], activation="relu")
+            # Exact types only: a subclass may override forward. Not with hooks (a legacy
+            # weight_norm's pre-hook computes the weight), which only __call__ runs.
+            if (i + 1 < len(modules) and type(modules[i]) is Linear and type(modules[i + 1]) is ReLU
+                    and not modules[i]._has_hooks() and not modules[i + 1]._has_hooks()):
+                lin = modules[i]
+                input = F.linear(input, lin._param("weight"), lin._param("bias"), activation="relu")
                 i += 2
                 continue
             input = modules[i](input)

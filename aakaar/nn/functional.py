@@ -405,5 +405,7 @@ from .functional_pool3d import *  # noqa: E402,F401,F403
 from .functional_pool3d import __all__ as _pool3d_names  # noqa: E402
 from .functional_grid import *  # noqa: E402,F401,F403
 from .functional_grid import __all__ as _grid_names  # noqa: E402
+from .functional_fractional import *  # noqa: E402,F401,F403
+from .functional_fractional import __all__ as _fractional_names  # noqa: E402
 
-__all__ += [n for n in _norm_names + _misc_names + _pool3d_names + _grid_names if n not in __all__]
+__all__ += [n for n in _norm_names + _misc_names + _pool3d_names + _grid_names + _fractional_names if n not in __all__]

@@ -68,10 +68,9 @@ class Linear(Module):
             init.uniform_(self.bias, -bound, bound)
 
     def forward(self, input: Tensor) -> Tensor:
-        # self._parameters[...] is self.weight without the miss of the ordinary attribute
-        # lookup that Module.__getattr__ follows (about a microsecond a step, per read).
-        params = self._parameters
-        return F.linear(input, params["weight"], params["bias"])
+        # _param is self.weight without the miss of the ordinary attribute lookup that
+        # Module.__getattr__ follows (about a microsecond a step, per read).
+        return F.linear(input, self._param("weight"), self._param("bias"))
 
     def extra_repr(self) -> str:
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

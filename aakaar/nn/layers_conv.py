@@ -122,12 +122,11 @@ class _ConvNd(Module):
         return (F.conv1d, F.conv2d, F.conv3d)[self._n - 1]
 
     def forward(self, input: Tensor) -> Tensor:
-        params = self._parameters
+        weight, bias = self._param("weight"), self._param("bias")
         if self.padding_mode != "zeros":
             padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
-            return self._conv()(padded, params["weight"], params["bias"], self.stride, 0, self.dilation, self.groups)
-        return self._conv()(input, params["weight"], params["bias"], self.stride, self.padding, self.dilation,
-                            self.groups)
+            return self._conv()(padded, weight, bias, self.stride, 0, self.dilation, self.groups)
+        return self._conv()(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
         n = self._n
@@ -243,8 +242,7 @@ class _ConvTransposeNd(_ConvNd):
 
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[self._n - 1]
-        params = self._parameters
-        return fn(input, params["weight"], params["bias"], self.stride, self.padding,
+        return fn(input, self._param("weight"), self._param("bias"), self.stride, self.padding,
                   self._output_padding(input, output_size), self.groups, self.dilation)
 
 

@@ -74,10 +74,16 @@ class Module:
         raise NotImplementedError(f"Module [{type(self).__name__}] is missing the required \"forward\" function")
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        d = self.__dict__
-        if d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_hooks") or d.get("_backward_pre_hooks"):
+        if self._has_hooks():
             return call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
+
+    def _has_hooks(self) -> bool:
+        """Whether a call runs hooks (so a caller that would skip ``__call__``, Sequential's fused
+        Linear+ReLU, must not)."""
+        d = self.__dict__
+        return bool(d.get("_forward_pre_hooks") or d.get("_forward_hooks") or d.get("_backward_hooks")
+                    or d.get("_backward_pre_hooks"))
 
     # ---- hooks (module_hooks.py runs them) --------------------------------------------------
 
@@ -177,6 +183,13 @@ class Module:
         modules[name] = module
 
     register_module = add_module
+
+    def _param(self, name: str) -> Any:
+        """``self.<name>`` for a forward's hot path: the registry entry of a plain parameter (no miss of
+        the ordinary lookup before ``__getattr__``), else the attribute: a parametrized tensor
+        (nn.utils.parametrize's property) or one that a forward pre-hook set (legacy weight_norm)."""
+        params = self._parameters
+        return params[name] if name in params else getattr(self, name, None)
 
     def __setattr__(self, name: str, value: Any) -> None:
         params = self.__dict__.get("_parameters")

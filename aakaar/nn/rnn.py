@@ -129,9 +129,9 @@ class RNNBase(Module):
     def _layer_params(self, layer: int, direction: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None,
                                                                  Tensor | None]:
         suffix = f"_l{layer}" + ("_reverse" if direction == 1 else "")
-        p = self._parameters
-        return (p["weight_ih" + suffix], p["weight_hh" + suffix], p.get("bias_ih" + suffix),
-                p.get("bias_hh" + suffix), p.get("weight_hr" + suffix))
+        p = self._param
+        return (p("weight_ih" + suffix), p("weight_hh" + suffix), p("bias_ih" + suffix),
+                p("bias_hh" + suffix), p("weight_hr" + suffix))
 
     def _run(self, x: Tensor, h0: Tensor, c0: Tensor | None,
              lengths: list[int] | None = None) -> tuple[Tensor, Tensor, Tensor | None]:
