@@ -1,6 +1,8 @@
-"""The library's own CUDA kernels (and its caching allocator), compiled for the CUDA emulator, for the
-speed checks of the ``%%cuda`` exercises: a learner's code and the library's run on the same emulator
-in the same process, so their ratio compares code, not machines.
+"""The library's own CUDA kernels (and its caching allocator), for the speed checks of the ``%%cuda``
+exercises, compiled for the target the cells are built for (:func:`aakaar.jit.cuda_target`: the GPU
+where aakaar runs on one, else the CUDA emulator): a learner's code and the library's run on the same
+target in the same process, so their ratio compares code, not machines. Their kernels read tensors on
+``cuda_target().device``; ``allocator_replay`` is host code and reads a CPU tensor.
 
 Each source includes one of the ladder's ``.cu`` files (csrc/ladders/cuda: the kernels the
 chapters explain, whose top rungs are the backend's) and binds a host function over aakaar
