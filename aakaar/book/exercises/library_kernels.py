@@ -32,12 +32,26 @@ void sum(const aakaar::Tensor& x, const aakaar::Tensor& out) {
     # The library's first CUDA kernel, the strided elementwise add: out = x + 0 over any views of
     # one shape, which makes it a strided copy (out = x.T reads x with a stride: a transpose).
     "strided_copy": r'''
+#include <map>
+#include <utility>
 #include "ladders/cuda/elementwise.cu"
+// The zero lives on out's device, since the kernel reads it there (a host variable's address is an illegal
+// address on a GPU): one per device, made on first use and never freed (a static freed at exit could
+// outlive CUDA).
+const float* zero_on(const aakaar::Device& device) {
+  static auto* zeros = new std::map<std::pair<int, int>, aakaar::TensorPtr>();
+  aakaar::TensorPtr& z = (*zeros)[{int(device.type), device.index}];
+  if (!z) {
+    z = aakaar::Tensor::empty({1}, aakaar::DType::Float32, device);
+    const float zero = 0.0f;
+    AAKAAR_CUDA_CHECK(cudaMemcpy(z->data<float>(), &zero, sizeof zero, cudaMemcpyHostToDevice));
+  }
+  return z->data<float>();
+}
 void strided_copy(const aakaar::Tensor& x, const aakaar::Tensor& out) {
-  const float zero = 0.0f;
   const std::vector<int64_t> none(out.ndim(), 0);  // the zero, broadcast: stride 0 everywhere
   aakaar::cuda::ewise_add<float>(int(out.ndim()), out.shape.data(), out.data<float>(), out.strides.data(),
-                                 x.data<float>(), x.strides.data(), &zero, none.data());
+                                 x.data<float>(), x.strides.data(), zero_on(out.device()), none.data());
 }''',
     # The same kernel over any three views of one shape: out = a + b (b.expand(...) broadcasts it, stride 0).
     "add": r'''
