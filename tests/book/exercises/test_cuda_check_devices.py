@@ -167,6 +167,7 @@ def stand_in_for_the_gpu(sh, exercise: str, monkeypatch, says_gpu) -> StandIn:
     says_gpu()
     for name in cuda_exercises()[exercise]:
         sh.user_ns[name] = gpu.guard(sh.user_ns[name], name, CELL_FUNCTIONS[name])
+
     class Library:  # library_cuda(name), built for the emulator, its functions guarded
         def __init__(self, name):
             self.module = jit.load_inline(f"library_{name}", library_kernels._SOURCES[name], [name], cuda=True,
