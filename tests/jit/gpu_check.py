@@ -5,6 +5,11 @@ The sources are the book's own: every ``%%cuda`` cell of the exercises (solution
 library kernels of the exercises' speed checks (aakaar.book.exercises.library_kernels) and the
 kernels of tests/jit. All are first compiled in parallel for both targets (the GPU build with
 nvcc); then each is run on "cuda" tensors (GPU) and on CPU tensors (emulator) and compared.
+Last, the CUDA exercises of chapters 7-10 run as a learner runs them, in IPython: the setup cell,
+``%load_ext aakaar.jit``, the ``%%cuda`` cell (built for the GPU by "auto"), its check cell and its
+speed-check cell, for the solutions (each check must pass) and for the stubs (each check must stop at
+NotImplementedError); after each, CUDA must still work (a kernel given a host pointer would have left
+it unusable).
 
     python tests/jit/gpu_check.py                  # on a GPU machine (aakaar built with AAKAAR_CUDA=ON)
     python tests/jit/gpu_check.py --compile-only   # anywhere with nvcc: every source compiles for the GPU
@@ -31,6 +36,7 @@ sys.path.insert(0, str(REPO / "tests" / "jit"))
 import aakaar as ak  # noqa: E402
 import aakaar.jit as jit  # noqa: E402
 from aakaar.book.exercises.library_kernels import _SOURCES as LIBRARY_SOURCES  # noqa: E402
+from aakaar.book.exercises.notebooks import cell_source, chapter_notebooks, read_notebook  # noqa: E402
 from aakaar.jit import _target  # noqa: E402
 from test_cuda_emulator import SOURCE as TEST_SOURCE  # noqa: E402
 
@@ -73,17 +79,16 @@ def sources() -> dict[str, tuple[str, list[str]]]:
 
 def build_all(srcs, targets, workers: int) -> None:
     """Compiles every source for every target at once (nvcc runs one process per source)."""
-    def one(job):
-        key, target = job
-        src, fns = srcs[key]
-        jit.build(key, src, fns, cuda=True, target=target, first_line=2)
-        return job
-    jobs = [(k, t) for k in srcs for t in targets]
+    compile_in_parallel([(f"compiles for the {t}: {k}", k, *srcs[k], {"target": t, "first_line": 2})
+                         for k in srcs for t in targets], workers)
+
+
+def compile_in_parallel(jobs, workers: int) -> None:
+    """jobs: (label, name, source, functions, build's keyword arguments); each is a check."""
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-        futures = {pool.submit(one, j): j for j in jobs}
+        futures = {pool.submit(jit.build, name, src, fns, cuda=True, **kw): label for label, name, src, fns, kw in jobs}
         for f in concurrent.futures.as_completed(futures):
-            key, target = futures[f]
-            check(f"compiles for the {target}: {key}", f.result)
+            check(futures[f], f.result)
 
 
 def load(key: str, target: str, srcs):
@@ -193,6 +198,75 @@ def rng_fixed(n: int) -> np.ndarray:
     return np.random.default_rng(n).random(n, dtype=np.float32)
 
 
+NOTEBOOK_CHAPTERS = ("7", "8", "9", "10")
+
+
+def cuda_exercises() -> list[tuple[str, str, str, list[str]]]:
+    """(folder, exercise, %%cuda cell, [setup cell, check cell, speed-check cell]) of every CUDA exercise of
+    chapters 7-10, in the solutions and in the exercises (the stubs)."""
+    out = []
+    for folder in ("solutions", "exercises"):
+        notebooks = chapter_notebooks(REPO / folder)
+        for chapter in NOTEBOOK_CHAPTERS:
+            code = [cell_source(c) for c in read_notebook(notebooks[chapter])["cells"] if c["cell_type"] == "code"]
+            for i, src in enumerate(code):
+                if src.startswith("%%cuda"):  # its exercise: the next check cell's
+                    check_cell = next(w for w in code[i:] if w.startswith("# Check exercise "))
+                    ex = check_cell.split()[3]
+                    speed = next(w for w in code[i:] if w.startswith(f"# The speed check of exercise {ex}:"))
+                    out.append((folder, ex, src, [code[0], check_cell, speed]))
+    return out
+
+
+def prebuild_exercises(workers: int) -> None:
+    """The %%cuda cells and the library kernels as the notebooks build them (same names, so the same cache
+    entries), for the GPU, at once: the notebooks then compile nothing one by one."""
+    jobs = []
+    for folder, ex, cell, _ in cuda_exercises():
+        head, _, body = cell.partition("\n")
+        words = [w for w in head.split()[1:] if not w.startswith("-")]
+        jobs.append((f"compiles for the gpu as %%cuda does: {folder} {ex}", words[0], body, words[1:] or words[:1],
+                     {"target": "gpu", "first_line": 2, "cell_name": f"<cell {words[0]}>"}))
+    jobs += [(f"compiles for the gpu as library_cuda does: {k}", f"library_{k}", src, [k], {"target": "gpu"})
+             for k, src in LIBRARY_SOURCES.items()]
+    compile_in_parallel(jobs, workers)
+
+
+def exercise_on_the_gpu(folder: str, ex: str, cell: str, cells: list[str]) -> None:
+    """Runs one CUDA exercise's cells in IPython, as a learner does; raises on anything unexpected."""
+    from IPython.core.interactiveshell import InteractiveShell
+    import contextlib
+    import io
+    setup, check_cell, speed_cell = cells
+    InteractiveShell.clear_instance()
+    sh = InteractiveShell.instance()
+    try:
+        said = io.StringIO()
+        with contextlib.redirect_stdout(said):
+            for src in (setup, "%load_ext aakaar.jit", cell):
+                sh.run_cell(src, store_history=False).raise_error()
+            assert "emulator" not in said.getvalue(), said.getvalue()
+            checked = sh.run_cell(check_cell, store_history=False)
+            speed = io.StringIO()
+            with contextlib.redirect_stdout(speed):
+                sh.run_cell(speed_cell, store_history=False, silent=True).raise_error()  # silent: no Out[] line
+        if folder == "solutions":
+            checked.raise_error()
+            assert f"Exercise {ex} passed" in said.getvalue(), said.getvalue()
+            assert f"Exercise {ex} speed: yours" in speed.getvalue(), speed.getvalue()
+        else:
+            assert isinstance(checked.error_in_exec, NotImplementedError), repr(checked.error_in_exec)
+            assert str(checked.error_in_exec).startswith(f"Exercise {ex}:"), str(checked.error_in_exec)
+            assert "speed not measured yet" in speed.getvalue(), speed.getvalue()
+        print(f"  {folder} {ex}: {speed.getvalue().strip()}")
+        if "device" in sh.user_ns:  # the device the check put the kernel's tensors on
+            assert sh.user_ns["device"] == "cuda", sh.user_ns["device"]
+    finally:
+        InteractiveShell.clear_instance()
+    # A kernel that read a host pointer would have left CUDA unusable for the process: it must still work.
+    assert (ak.ones(1000).to("cuda") * 2).sum().item() == 2000.0, "CUDA no longer works after the exercise"
+
+
 def magic_on_the_gpu() -> None:
     from IPython.core.interactiveshell import InteractiveShell
     import contextlib
@@ -247,6 +321,11 @@ def main() -> int:
         try:
             import IPython  # noqa: F401
             check("%%cuda on the GPU: says so, runs on 'cuda' tensors", magic_on_the_gpu)
+            prebuild_exercises(args.workers)
+            for folder, ex, cell, cells in cuda_exercises():
+                what = "passes" if folder == "solutions" else "stops at its stub"
+                check(f"exercise {ex} ({folder}) on the GPU: its check {what}, then CUDA still works",
+                      lambda f=folder, e=ex, c=cell, cs=cells: exercise_on_the_gpu(f, e, c, cs))
         except ImportError:
             print("SKIP %%cuda magic: IPython is not installed")
     print(f"{len(failures)} failed" + (": " + "; ".join(failures) if failures else ""))

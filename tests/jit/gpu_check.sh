@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with a GPU: %%cuda sources (the exercises' cells, the library kernels of their speed
-# checks, tests/jit's kernels) built with nvcc for the GPU give the CUDA emulator's results.
+# checks, tests/jit's kernels) built with nvcc for the GPU give the CUDA emulator's results, and the
+# CUDA exercises of chapters 7-10 run their check and speed-check cells on the GPU (needs IPython).
 # Needs an aakaar built with nvcc (AAKAAR_CUDA=ON), which tests/cuda_backend/gpu_check.sh builds too:
 #   AAKAAR_GPU_PKG=folder holding that aakaar package (e.g. build/cuda-gpu-module/pkg): skips the build.
 #   ARCH=90-real (H100/H200) for the build otherwise.

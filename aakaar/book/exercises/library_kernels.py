@@ -1,6 +1,8 @@
-"""The library's own CUDA kernels (and its caching allocator), compiled for the CUDA emulator, for the
-speed checks of the ``%%cuda`` exercises: a learner's code and the library's run on the same emulator
-in the same process, so their ratio compares code, not machines.
+"""The library's own CUDA kernels (and its caching allocator), for the speed checks of the ``%%cuda``
+exercises, compiled for the target the cells are built for (:func:`aakaar.jit.cuda_target`: the GPU
+where aakaar runs on one, else the CUDA emulator): a learner's code and the library's run on the same
+target in the same process, so their ratio compares code, not machines. Their kernels read tensors on
+``cuda_target().device``; ``allocator_replay`` is host code and reads a CPU tensor.
 
 Each source includes one of the ladder's ``.cu`` files (csrc/ladders/cuda: the kernels the
 chapters explain, whose top rungs are the backend's) and binds a host function over aakaar
@@ -30,12 +32,26 @@ void sum(const aakaar::Tensor& x, const aakaar::Tensor& out) {
     # The library's first CUDA kernel, the strided elementwise add: out = x + 0 over any views of
     # one shape, which makes it a strided copy (out = x.T reads x with a stride: a transpose).
     "strided_copy": r'''
+#include <map>
+#include <utility>
 #include "ladders/cuda/elementwise.cu"
+// The zero lives on out's device, since the kernel reads it there (a host variable's address is an illegal
+// address on a GPU): one per device, made on first use and never freed (a static freed at exit could
+// outlive CUDA).
+const float* zero_on(const aakaar::Device& device) {
+  static auto* zeros = new std::map<std::pair<int, int>, aakaar::TensorPtr>();
+  aakaar::TensorPtr& z = (*zeros)[{int(device.type), device.index}];
+  if (!z) {
+    z = aakaar::Tensor::empty({1}, aakaar::DType::Float32, device);
+    const float zero = 0.0f;
+    AAKAAR_CUDA_CHECK(cudaMemcpy(z->data<float>(), &zero, sizeof zero, cudaMemcpyHostToDevice));
+  }
+  return z->data<float>();
+}
 void strided_copy(const aakaar::Tensor& x, const aakaar::Tensor& out) {
-  const float zero = 0.0f;
   const std::vector<int64_t> none(out.ndim(), 0);  // the zero, broadcast: stride 0 everywhere
   aakaar::cuda::ewise_add<float>(int(out.ndim()), out.shape.data(), out.data<float>(), out.strides.data(),
-                                 x.data<float>(), x.strides.data(), &zero, none.data());
+                                 x.data<float>(), x.strides.data(), zero_on(out.device()), none.data());
 }''',
     # The same kernel over any three views of one shape: out = a + b (b.expand(...) broadcasts it, stride 0).
     "add": r'''

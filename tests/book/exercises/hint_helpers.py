@@ -6,7 +6,7 @@ import warnings
 
 import pytest
 
-from aakaar.book.exercises.notebooks import cell_source, read_notebook
+from aakaar.book.exercises.notebooks import cell_source, chapter_notebooks, read_notebook
 
 REPO = pathlib.Path(__file__).resolve().parents[3]
 
@@ -33,3 +33,12 @@ def hint_for(notebook: pathlib.Path, exercise: str, wrong: str) -> str:
             exec(checks[exercise], ns)
     assert f"Exercise {exercise}" in str(e.value)
     return str(e.value).splitlines()[-1]
+
+
+def notebook_cells(exercise: str) -> tuple[str, str, str]:
+    """The notebook's setup cell, the C++ cell of ``exercise`` and its check cell."""
+    path = chapter_notebooks(REPO / "solutions")[exercise.split(".")[0]]  # "6b.3" -> 06b-*.ipynb
+    code = [cell_source(c) for c in read_notebook(path)["cells"] if c["cell_type"] == "code"]
+    solution = next(src for src in code if f"BEGIN SOLUTION {exercise}:" in src)
+    check = next(src for src in code if src.startswith(f"# Check exercise {exercise}\n"))
+    return code[0], solution, check

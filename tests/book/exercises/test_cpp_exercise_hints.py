@@ -4,14 +4,13 @@ that notebook's setup and check cells (in-process, in IPython), gets its own hin
 compiled once (a few seconds) and then comes from aakaar.jit's cache."""
 from __future__ import annotations
 
-import pathlib
 import shutil
 
 import pytest
 
 from aakaar.book.exercises.notebooks import BEGIN, END, cell_source, chapter_notebooks, read_notebook
+from hint_helpers import REPO, notebook_cells
 
-REPO = pathlib.Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(shutil.which("c++") is None, reason="no C++ compiler (aakaar.jit needs one)")
 
 WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of the hint it must get)
@@ -96,15 +95,6 @@ WRONG = [  # (exercise, what the mistake is, the region's wrong code, words of t
       pv[i] = vi;
       pp[i] = pp[i] + (neg_step_size * mi) / std::sqrt(vi / (bc2_sqrt * bc2_sqrt) + e);""", "eps outside the root"),
 ]
-
-
-def notebook_cells(exercise: str) -> tuple[str, str, str]:
-    """The notebook's setup cell, the C++ cell of ``exercise`` and its check cell."""
-    path = chapter_notebooks(REPO / "solutions")[exercise.split(".")[0]]  # "6b.3" -> 06b-*.ipynb
-    code = [cell_source(c) for c in read_notebook(path)["cells"] if c["cell_type"] == "code"]
-    solution = next(src for src in code if f"BEGIN SOLUTION {exercise}:" in src)
-    check = next(src for src in code if src.startswith(f"# Check exercise {exercise}\n"))
-    return code[0], solution, check
 
 
 def with_region(source: str, exercise: str, code: str) -> str:
