@@ -55,8 +55,9 @@ autograd::TensorList checked_gradients(const std::string& name, py::handle resul
   for (size_t i = 0; i < n; ++i) {
     py::handle g = grads[i];
     if (g.is_none()) continue;
-    AK_CHECK(py::isinstance<Tensor>(g), TypeError, "function ", name, " returned a ", py::str(g.get_type().attr("__name__")).cast<std::string>(),
-             " as gradient ", i, "; expected a Tensor or None");
+    AK_CHECK(py::isinstance<Tensor>(g), TypeError, "function ", name, " returned a ",
+             py::str(py::type::handle_of(g).attr("__name__")).cast<std::string>(), " as gradient ", i,
+             "; expected a Tensor or None");
     TensorPtr t = g.cast<TensorPtr>();
     if (t->shape != input_shapes[i]) {
       bool expandable = input_shapes[i].size() <= t->shape.size();
