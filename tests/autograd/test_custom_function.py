@@ -261,3 +261,17 @@ def test_once_differentiable_and_no_recording_without_grad():
     with ak.no_grad():
         assert Square.apply(x).grad_fn is None
     assert Square.apply(ak.ones(2)).grad_fn is None  # no input needs a gradient
+
+
+def test_a_backward_returning_something_else_than_tensors_is_a_type_error():
+    class ReturnsText(Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 1
+
+        @staticmethod
+        def backward(ctx, g):
+            return "no"
+
+    with pytest.raises(TypeError, match="returned a str as gradient 0"):
+        ReturnsText.apply(ak.ones(2, requires_grad=True)).sum().backward()
