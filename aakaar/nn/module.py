@@ -383,9 +383,10 @@ class Module:
         fn(self)
         return self
 
-    def _apply(self, convert: Callable[[Tensor], Tensor]) -> Module:
-        """Replaces every parameter and buffer by ``convert(tensor)`` (a new Parameter for parameters)."""
-        for m in self.modules():
+    def _apply(self, convert: Callable[[Tensor], Tensor], recurse: bool = True) -> Module:
+        """Replaces every parameter and buffer by ``convert(tensor)`` (a new Parameter for parameters);
+        only this module's own with ``recurse=False``."""
+        for m in self.modules() if recurse else [self]:
             for name, p in m._parameters.items():
                 if p is None:
                     continue
@@ -444,15 +445,7 @@ class Module:
         uninitialised): for modules built on the "meta"-like path that are then initialised in place."""
         from .. import empty_like
 
-        if not recurse:
-            for name, p in self._parameters.items():
-                if p is not None:
-                    self._parameters[name] = Parameter(empty_like(p.detach(), device=device), p.requires_grad)
-            for name, b in self._buffers.items():
-                if b is not None:
-                    self._buffers[name] = empty_like(b, device=device)
-            return self
-        return self._apply(lambda t: empty_like(t, device=device))
+        return self._apply(lambda t: empty_like(t, device=device), recurse)
 
     def cuda(self, device: int | None = None) -> Module:
         """Moves every parameter and buffer to the GPU (``cuda:device``, default the current one)."""

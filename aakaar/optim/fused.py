@@ -91,11 +91,6 @@ def _counter(group: dict[str, Any], p: Tensor, value: float = 0.0) -> Tensor:
     return t
 
 
-def _step_counter() -> Tensor:
-    """A parameter's step count: a 0-d float32 CPU tensor, as torch.optim keeps it."""
-    return _C.zeros(dtype=_C.dtype.float32)
-
-
 def _device_lr(group: dict[str, Any]) -> Tensor | None:
     """A capturable group's lr when it is a tensor on a device (read there, never on the host)."""
     lr = group["lr"]
@@ -273,7 +268,7 @@ class Adagrad(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
+            state["step"] = _counter(group, p)
             state["sum"] = full_like(p, float(group["initial_accumulator_value"]))
         return init
 

@@ -22,8 +22,7 @@ from typing import Any, Callable
 from .. import _C
 from .._C import Tensor
 from ..creation import full_like, zeros_like
-from .fused import (K, Params, _check_betas, _check_nonnegative, _check_unsupported, _counter, _Fused, _new_step,
-                    _step_counter)
+from .fused import K, Params, _check_betas, _check_nonnegative, _check_unsupported, _counter, _Fused, _new_step
 from .optimizer import check_tensor_lr
 
 __all__ = ["Rprop", "ASGD", "Lion", "LAMB", "Adafactor"]
@@ -189,7 +188,7 @@ class Adafactor(_Fused):
 
     def _init_state(self, group: dict[str, Any]) -> Callable[[Tensor, dict], None]:
         def init(p: Tensor, state: dict) -> None:
-            state["step"] = _step_counter()
+            state["step"] = _counter(group, p)
             if p.dim() > 1:
                 shape = list(p.shape)
                 state["row_var"] = _C.zeros(shape[:-1] + [1], dtype=p.dtype, device=p.device)

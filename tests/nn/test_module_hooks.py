@@ -167,3 +167,15 @@ def test_tensor_register_hook_returns_a_removable_handle_as_in_torch():
         (x * 2).sum().backward()
         grads.append(x.grad.tolist())
     assert grads[0] == grads[1] == [21.0 + 3.0 + 2.0] * 3
+
+
+def test_to_empty_replaces_parameters_with_new_memory_recursively_or_not():
+    net = ak.nn.Sequential(ak.nn.Linear(2, 3))
+    net.register_parameter("scale", ak.nn.Parameter(ak.ones(3)))
+    before_child, before_own = net[0].weight, net.scale
+    net.to_empty(device="cpu", recurse=False)
+    assert net[0].weight is before_child and net.scale is not before_own
+    assert isinstance(net.scale, ak.nn.Parameter) and net.scale.shape == (3,)
+    net.to_empty(device="cpu")
+    assert net[0].weight is not before_child and net[0].weight.shape == (3, 2)
+    assert net[0].weight.requires_grad
