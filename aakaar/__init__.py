@@ -43,6 +43,7 @@ from ._C import (  # noqa: F401  (re-exported API)
     where,
     zeros,
 )
+from .size import Size  # noqa: F401,E402  (the type of Tensor.shape, as torch.Size)
 from . import autograd, cuda  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
