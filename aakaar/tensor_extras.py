@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -416,12 +416,34 @@ def _torch_dtype_name(dtype: object) -> str:
     return names.get(short, short)
 
 
+def __format__(self: Tensor, format_spec: str) -> str:
+    """A 0-d tensor formats as its number (``f"{loss:.4f}"``), as torch's; others as objects do."""
+    if self.dim() == 0:
+        return self.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+
+def _with_dtype(method: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``method`` with torch's keyword ``dtype``: the input is cast to it first (so an integer
+    tensor's mean or a float32 product in float64 are taken in that type)."""
+
+    def with_dtype(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
+        return method(self if dtype is None else self.to(dtype), *args, **kwargs)
+
+    with_dtype.__name__ = with_dtype.__qualname__ = method.__name__
+    with_dtype.__doc__ = method.__doc__
+    return with_dtype
+
+
 def install() -> None:
     """Tensor methods: angle, histogram, igamma(c)(_), nonzero_static, resize_, resize_as_, the unsafe
     splits, prelu, pin_memory, share_memory_."""
     for fn in (angle, histogram, igamma, igammac, nonzero_static, resize_, resize_as_, unsafe_chunk, unsafe_split,
                unsafe_split_with_sizes, prelu, pin_memory, share_memory_, round):
         setattr(Tensor, fn.__name__, fn)
+    Tensor.__format__ = __format__
+    for name in ("prod", "mean", "softmax", "log_softmax"):
+        setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))
     Tensor.igammac_ = lambda self, other: self.copy_(igammac(self, other))
     Tensor.igamma_.__doc__ = "In-place igamma; returns self."
