@@ -187,12 +187,13 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
     coords = [grid.select(-1, i).reshape(N, 1, P) for i in range(len(sizes))]
 
     def tap(points: list[Tensor]) -> Tensor:
-        """input at integer points (x, y[, z]) (float tensors, no gradient), 0 outside the input."""
+        """input at integer points (x, y[, z]) (float tensors, no gradient), 0 outside the input and
+        at non-finite points."""
         inside, flat, stride = None, None, 1
         for p, size in zip(points, sizes):
             ok = (p >= 0) & (p <= size - 1)
             inside = ok if inside is None else inside & ok
-            term = p.clamp(0, size - 1) * stride
+            term = _C.where(ok, p, 0.0) * stride  # any valid index where masked (NaN too: no crash)
             flat = term if flat is None else flat + term
             stride *= size
         vals = planes.gather(2, flat.to(_C.dtype.int64).expand(N, C, P))
@@ -223,7 +224,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
                 # PyTorch's grid gradient is zeros here, not absent: a path that carries none
                 never = _C.zeros([N, 1, P], dtype=_C.dtype.bool)._to_device(grid.device)
                 for p in src:
-                    out = out + _C.where(never, p, p.detach() * 0)
+                    out = out + _C.where(never, p, 0.0)
         else:
             lows = [p.detach().floor() for p in src]
             fracs = [p - lo for p, lo in zip(src, lows)]

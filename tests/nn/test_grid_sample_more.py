@@ -222,3 +222,18 @@ def test_no_grad_input_still_samples():
                                                mode, pad, align)
         assert not out.requires_grad
         _close(out, ref, 1e-10, f"{nd}d {mode} {pad} {align}")
+
+
+@pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_non_finite_grid_points_do_not_crash(case):
+    """NaN and +-inf grid coordinates sample nothing (aakaar reads 0 there; torch's 2-d and 3-d CPU
+    kernels disagree with each other on what they read), and the other points are unaffected."""
+    nd, mode, pad, align = case
+    rng = np.random.default_rng(11)
+    x = torch.tensor(rng.standard_normal((1, 2) + (3, 4, 5)[5 - nd:]))
+    g = rng.uniform(-1.5, 1.5, (1, 4) + (1,) * (nd - 3) + (nd - 2,))
+    g[0, 0, ..., 0], g[0, 1, ..., -1], g[0, 2, ..., 0] = np.nan, np.inf, -np.inf
+    g = torch.tensor(g)
+    ref = torch.nn.functional.grid_sample(x, g, mode, pad, align)
+    out = ak.nn.functional.grid_sample(to_ak(x), to_ak(g), mode, pad, align)
+    assert_close(out.numpy()[:, :, 3], ref[:, :, 3], 1e-10, 1e-12)
