@@ -19,8 +19,11 @@ from .._C import Tensor
 from ..autograd.grad_mode import is_grad_enabled
 from ..everyday_ops import _torch_name
 from .functional_conv import _check_tensor as _check
+from .functional_resample import _cubic_coefficients
 
 __all__ = ["affine_grid", "grid_sample"]
+
+_CUBIC_A = -0.75  # bicubic's cubic convolution parameter, as PyTorch's
 
 
 def _align_warning(align_corners: bool | None) -> bool:
@@ -118,21 +121,6 @@ def _source(coord: Tensor, size: int, padding_mode: str, align_corners: bool) ->
     return _pad(_unnormalize(coord, size, align_corners), size, padding_mode, align_corners)
 
 
-def _cubic_weights(t: Tensor) -> list[Tensor]:
-    """The weights of the taps at floor - 1 .. floor + 2 for a fraction t in [0, 1): Keys' cubic
-    convolution with A = -0.75, as PyTorch's get_cubic_upsample_coefficients."""
-    A = -0.75
-
-    def near(d: Tensor) -> Tensor:  # |d| <= 1
-        return ((d * (A + 2) - (A + 3)) * d) * d + 1
-
-    def far(d: Tensor) -> Tensor:  # 1 < |d| < 2
-        return ((d * A - 5 * A) * d + 8 * A) * d - 4 * A
-
-    s = 1 - t
-    return [far(t + 1), near(t), near(s), far(s + 1)]
-
-
 def _check_grid_args(input: Tensor, grid: Tensor, mode: str) -> None:
     """PyTorch's checks (check_grid_sampler_common, _2d/_3d and the kernel's dtype dispatch), in its order."""
     if input.ndim == 0 or grid.ndim == 0:
@@ -205,7 +193,7 @@ def grid_sample(input: Tensor, grid: Tensor, mode: str = "bilinear", padding_mod
         (W, H), (gx, gy) = sizes, coords
         x, y = _unnormalize(gx, W, align_corners), _unnormalize(gy, H, align_corners)
         x0, y0 = x.detach().floor(), y.detach().floor()
-        wx, wy = _cubic_weights(x - x0), _cubic_weights(y - y0)
+        wx, wy = _cubic_coefficients(x - x0, _CUBIC_A), _cubic_coefficients(y - y0, _CUBIC_A)
         xs = [_pad(x0 + (i - 1), W, padding_mode, align_corners) for i in range(4)]
         out = None
         for j in range(4):
