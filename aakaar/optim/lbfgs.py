@@ -9,7 +9,8 @@ between them (``ys``, ``rho``, ``alpha``, the line search's step) are numpy scal
 parameters' dtype, which round as PyTorch's 0-d tensors of that dtype do (numpy >= 2's
 promotion rules: a Python float does not widen a float32), so float32 runs follow PyTorch's
 too. For float16 and bfloat16 parameters they are float32, the library's rule for 16-bit floats
-(PyTorch rounds them to the 16-bit dtype; numpy has no bfloat16). Like PyTorch's, it takes one parameter group and needs a closure.
+(PyTorch rounds them to the 16-bit dtype; numpy has no bfloat16). Like PyTorch's, it takes one
+parameter group and needs a closure.
 """
 
 from __future__ import annotations
