@@ -380,3 +380,26 @@ def test_lion_and_lamb_in_16bit_are_their_float32_step_rounded_once(name, kwargs
             mine = opt.state[p][key]
             assert mine.dtype == (ak_dt if value.dim() > 0 else value.dtype), key
             np.testing.assert_array_equal(as_f64(mine), as_f64(value))
+
+
+@pytest.mark.parametrize("dtype", list(DTYPES))
+@pytest.mark.parametrize("name,kwargs", [("Adam", dict(lr=0.01, amsgrad=True)), ("Rprop", dict(lr=0.01)),
+                                         ("Adafactor", dict(lr=0.01)), ("LAMB", dict(lr=0.01))])
+def test_strided_16bit_parameters_step_as_contiguous_ones(name, kwargs, dtype):
+    """A transposed 16-bit parameter (its gradient and state strided too) gets the contiguous one's
+    numbers: the float32 copies the kernel works on are written back through the strides."""
+    ak_dt = DTYPES[dtype][0]
+    rng = np.random.default_rng(0)
+    data = rng.standard_normal((6, 9)).astype(np.float32)
+    dense = ak.nn.Parameter(ak.from_numpy(data.T.copy()).to(ak_dt))
+    strided = ak.nn.Parameter(ak.from_numpy(data.copy()).to(ak_dt).t())
+    assert not strided.is_contiguous()
+    opts = [getattr(optim, name)([p], **kwargs) for p in (dense, strided)]
+    for (g,) in grads_of([(9, 6)], 10):
+        dense.grad = ak.from_numpy(g.copy()).to(ak_dt)
+        strided.grad = ak.from_numpy(g.T.copy()).to(ak_dt).t()
+        for o in opts:
+            o.step()
+    np.testing.assert_array_equal(as_f64(strided), as_f64(dense))
+    for key, value in opts[0].state[dense].items():
+        np.testing.assert_array_equal(as_f64(opts[1].state[strided][key]), as_f64(value))
