@@ -225,4 +225,7 @@ from . import backends, func, random, utils  # noqa: E402,F401
 from .autograd import functional as _autograd_functional  # noqa: E402,F401  (aakaar.autograd.functional)
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
+from . import integer_matmul as _integer_matmul  # noqa: E402
+
+_integer_matmul.install(globals())  # integer mm/bmm/mv/dot/matmul, as torch computes them on the CPU
 from .random import fork_rng as _fork_rng, manual_seed  # noqa: E402,F401  (returns the generator, as torch)
