@@ -228,4 +228,9 @@ from .func import vmap  # noqa: E402,F401
 from . import integer_matmul as _integer_matmul  # noqa: E402
 
 _integer_matmul.install(globals())  # integer mm/bmm/mv/dot/matmul, as torch computes them on the CPU
+from . import memory_formats as _memory_formats  # noqa: E402
+from .memory_formats import (channels_last, channels_last_3d, contiguous_format, memory_format,  # noqa: E402,F401
+                            preserve_format)
+
+_memory_formats.install()
 from .random import fork_rng as _fork_rng, manual_seed  # noqa: E402,F401  (returns the generator, as torch)

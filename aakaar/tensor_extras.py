@@ -6,6 +6,7 @@
 from __future__ import annotations
 
 import builtins
+import functools
 import math
 from typing import Any, Callable, NamedTuple, Sequence
 
@@ -427,12 +428,32 @@ def _with_dtype(method: Callable[..., Tensor]) -> Callable[..., Tensor]:
     """``method`` with torch's keyword ``dtype``: the input is cast to it first (so an integer
     tensor's mean or a float32 product in float64 are taken in that type)."""
 
+    @functools.wraps(method)  # keeps its name, docstring and marks (e.g. that it takes numpy's axis=)
     def with_dtype(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
         return method(self if dtype is None else self.to(dtype), *args, **kwargs)
 
-    with_dtype.__name__ = with_dtype.__qualname__ = method.__name__
-    with_dtype.__doc__ = method.__doc__
     return with_dtype
+
+
+_view_as_shape = Tensor.view
+
+
+def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
+    """A view with another shape (``view(2, 3)``), or of the same memory read as another dtype
+    (``view(aakaar.int32)``: torch's bitcast view, for dtypes of the same item size)."""
+    if dtype is None and len(shape) == 1 and isinstance(shape[0], _C.dtype):
+        dtype, shape = shape[0], ()
+    if dtype is None:
+        return _view_as_shape(self, *shape)
+    if shape:
+        raise TypeError("view(): takes either a shape or a dtype, not both")
+    if dtype.itemsize != self.dtype.itemsize:
+        raise NotImplementedError(
+            f"view({dtype}): reading a {self.dtype} tensor as {dtype} changes the item size "
+            f"({self.dtype.itemsize} to {dtype.itemsize} bytes), which aakaar's views do not support yet; "
+            "views between dtypes of one size work (float32 <-> int32, float16 <-> int16 <-> bfloat16, "
+            "float64 <-> int64), or go through numpy: aakaar.from_numpy(t.numpy().view(numpy_dtype))")
+    return self._bitcast(dtype)
 
 
 def install() -> None:
@@ -442,6 +463,7 @@ def install() -> None:
                unsafe_split_with_sizes, prelu, pin_memory, share_memory_, round):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__format__ = __format__
+    Tensor.view = view
     for name in ("prod", "mean", "softmax", "log_softmax"):
         setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))

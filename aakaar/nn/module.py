@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterator
 
 from .. import _C
 from .._C import Tensor
+from .. import memory_formats as _memory_formats
 from ..autograd import no_grad
 from ..utils.hooks import RemovableHandle, add_hook
 from .module_hooks import call_with_hooks
@@ -35,6 +36,9 @@ def _check_name(name: object, kind: str) -> None:
         raise TypeError(f"{kind} name must be a string, got {type(name).__name__}")
     if name == "" or "." in name:
         raise KeyError(f"{kind} name can't be empty or contain '.', got {name!r}")
+
+
+_FORMAT_RANK = {_memory_formats.channels_last: 4, _memory_formats.channels_last_3d: 5}
 
 
 def _parse_to(args: tuple, kwargs: dict) -> tuple[Any, Any]:
@@ -405,15 +409,21 @@ class Module:
         An unavailable device raises the tensor's RuntimeError before anything moves. Converted
         parameters are new Parameter objects (without ``.grad``), so build optimizers after ``to()``.
         """
-        dtype, device = _parse_to(args, dict(kwargs))
-        if dtype is None and device is None:
+        kwargs = dict(kwargs)
+        fmt = kwargs.pop("memory_format", None)
+        dtype, device = _parse_to(args, kwargs)
+        if dtype is None and device is None and fmt is None:
             return self
         if device is not None:  # a malformed or unavailable device fails here, before anything moves
             _C.empty([0], device=device)
 
         def convert(t: Tensor) -> Tensor:
             cast = dtype if dtype is not None and t.dtype.is_floating_point else t.dtype
-            return t.to(device=t.device if device is None else device, dtype=cast)
+            moved = t.to(device=t.device if device is None else device, dtype=cast)
+            # memory_format (torch's rule): only 4-d (channels_last) or 5-d (channels_last_3d) tensors change layout
+            if fmt is not None and t.ndim == _FORMAT_RANK.get(fmt):
+                moved = moved.contiguous(memory_format=fmt)
+            return moved
 
         with no_grad():
             return self._apply(convert)
