@@ -133,27 +133,7 @@ def get_default_dtype() -> dtype:
     return float32
 
 
-def initial_seed() -> int:
-    """The seed of the default generator."""
-    return _C.default_generator().initial_seed()
-
-
-def seed() -> int:
-    """Seeds the default generator with a non-deterministic number, and returns it."""
-    import random as _random
-    s = _random.SystemRandom().getrandbits(63)
-    manual_seed(s)
-    return s
-
-
-def get_rng_state() -> Any:
-    """The default generator's state (for set_rng_state)."""
-    return _C.default_generator().get_state()
-
-
-def set_rng_state(new_state: Any) -> None:
-    """Restores the default generator's state (from get_rng_state)."""
-    _C.default_generator().set_state(new_state)
+from .random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402,F401
 
 
 def can_cast(from_: dtype, to: dtype) -> bool:
@@ -233,4 +213,4 @@ from .memory_formats import (channels_last, channels_last_3d, contiguous_format,
                             preserve_format)
 
 _memory_formats.install()
-from .random import fork_rng as _fork_rng, manual_seed  # noqa: E402,F401  (returns the generator, as torch)
+from .random import manual_seed  # noqa: E402,F401  (returns the generator, as torch)

@@ -82,14 +82,7 @@ def vjp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         xs = _prepare(xs, create_graph)
         out = func(*xs)
         out_tuple, outs = _as_tuple(out, "outputs of the user-provided function", "vjp")
-        if v is None:
-            if len(outs) != 1 or outs[0].numel() != 1:
-                raise RuntimeError("The vector v can only be None if the user-provided function returns a single"
-                                   " Tensor with a single element.")
-            vs: tuple[Tensor, ...] = (_ones_like(outs[0]),)
-        else:
-            _, vs = _as_tuple(v, "v", "vjp")
-            _check_shapes(vs, outs, "v", "outputs of the user-provided function")
+        vs = _vectors(v, outs, "output of the user-provided function", "vjp")
         grads = _grads(outs, xs, vs, create_graph, strict, "vjp")
     return _finish(outs, out_tuple, create_graph), _finish(grads, in_tuple, create_graph)
 
@@ -99,14 +92,7 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
     """(func(inputs), J v): the Jacobian-vector product at ``inputs``, by differentiating the
     vector-Jacobian product u -> u^T J with respect to u (the double-backward trick)."""
     in_tuple, xs = _as_tuple(inputs, "inputs", "jvp")
-    if v is None:
-        if len(xs) != 1 or xs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single"
-                               " Tensor with a single element.")
-        vs: tuple[Tensor, ...] = (_ones_like(xs[0]),)
-    else:
-        _, vs = _as_tuple(v, "v", "jvp")
-        _check_shapes(vs, xs, "v", "inputs")
+    vs = _vectors(v, xs, "input to the user-provided function", "jvp")
     with enable_grad():
         xs = _prepare(xs, create_graph)
         out = func(*xs)
@@ -115,6 +101,18 @@ def jvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
         g = _grads(outs, xs, us, True, strict, "jvp")
         jv = _grads(g, us, vs, create_graph, strict, "jvp")
     return _finish(outs, out_tuple, create_graph), _finish(jv, out_tuple, create_graph)
+
+
+def _vectors(v: Any, like: tuple[Tensor, ...], what: str, fn: str) -> tuple[Tensor, ...]:
+    """The vector(s) v of a product, checked against `like` (the outputs for vjp, the inputs for
+    jvp and the Hessian products); omitted, ones, allowed only for a single one-element tensor."""
+    if v is None:
+        if len(like) != 1 or like[0].numel() != 1:
+            raise RuntimeError(f"The vector v can only be None if the {what} is a single Tensor with a single element.")
+        return (_ones_like(like[0]),)
+    _, vs = _as_tuple(v, "v", fn)
+    _check_shapes(vs, like, "v", what)
+    return vs
 
 
 def _check_shapes(given: tuple[Tensor, ...], expected: tuple[Tensor, ...], what: str, against: str) -> None:
@@ -192,14 +190,7 @@ def hvp(func: Callable[..., Any], inputs: Any, v: Any = None, create_graph: bool
 def _hessian_product(func: Callable[..., Any], inputs: Any, v: Any, create_graph: bool, strict: bool,
                      fn: str) -> tuple[Any, Any]:
     in_tuple, xs = _as_tuple(inputs, "inputs", fn)
-    if v is None:
-        if len(xs) != 1 or xs[0].numel() != 1:
-            raise RuntimeError("The vector v can only be None if the input to the user-provided function is a single"
-                               " Tensor with a single element.")
-        vs: tuple[Tensor, ...] = (_ones_like(xs[0]),)
-    else:
-        _, vs = _as_tuple(v, "v", fn)
-        _check_shapes(vs, xs, "v", "inputs")
+    vs = _vectors(v, xs, "input to the user-provided function", fn)
     with enable_grad():
         xs = _prepare(xs, create_graph)
         out = func(*xs)
