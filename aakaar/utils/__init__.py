@@ -1,4 +1,5 @@
-"""Small utilities with PyTorch's names (``torch.utils.hooks``, ``torch.utils.data``)."""
+"""Small utilities with PyTorch's names (``torch.utils.hooks``, ``torch.utils.data``,
+``torch.utils.checkpoint``)."""
 
 from . import checkpoint, data, hooks
 
