@@ -214,3 +214,4 @@ from .memory_formats import (channels_last, channels_last_3d, contiguous_format,
 
 _memory_formats.install()
 from .random import manual_seed  # noqa: E402,F401  (returns the generator, as torch)
+from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)

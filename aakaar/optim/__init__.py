@@ -69,7 +69,7 @@ schedulers (StepLR, CosineAnnealingLR, OneCycleLR, ReduceLROnPlateau, ...),
 written for aakaar; their learning rates equal PyTorch's bit for bit.
 """
 
-from . import lr_scheduler  # noqa: F401
+from . import lr_scheduler, swa_utils  # noqa: F401
 from .fused import SGD, Adadelta, Adagrad, Adam, Adamax, AdamW, NAdam, RAdam, RMSprop  # noqa: F401
 from .fused_extra import ASGD, LAMB, Adafactor, Lion, Rprop  # noqa: F401
 from .lbfgs import LBFGS  # noqa: F401

@@ -1,5 +1,6 @@
-"""Small utilities with PyTorch's names (``torch.utils.hooks``, ``torch.utils.data``)."""
+"""Small utilities with PyTorch's names (``torch.utils.hooks``, ``torch.utils.data``,
+``torch.utils.checkpoint``)."""
 
-from . import data, hooks
+from . import checkpoint, data, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["checkpoint", "data", "hooks"]

@@ -3,7 +3,7 @@ packing of variable-length sequences for the recurrent layers, parametrizations
 (``nn.utils.parametrize``, ``nn.utils.parametrizations``) and the legacy hook-based weight and
 spectral normalisation."""
 
-from . import parametrizations, parametrize, rnn  # noqa: F401
+from . import parametrizations, parametrize, prune, rnn  # noqa: F401
 from .clip_grad import (  # noqa: F401
     clip_grad_norm, clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm,
 )
