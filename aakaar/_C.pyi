@@ -1610,6 +1610,10 @@ def _flip(input: Tensor, dims: collections.abc.Sequence[typing.SupportsInt | typ
     """
     A copy of input reversed along each of dims.
     """
+def _get_default_dtype() -> dtype:
+    """
+    The process-wide default floating dtype.
+    """
 def _logcumsumexp(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
     """
     log(cumsum(exp(input))) along dim.
@@ -1637,6 +1641,10 @@ def _profiler_stop() -> list[tuple[str, str, str, int, int, int]]:
 def _scatter_reduce(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, index: Tensor, src: Tensor, reduce: str, include_self: builtins.bool) -> Tensor:
     """
     input with src reduced into it at index along dim.
+    """
+def _set_default_dtype(d: dtype) -> None:
+    """
+    Sets the process-wide default floating dtype (aakaar.set_default_dtype checks the argument first).
     """
 def _set_split_among_awake_workers(enabled: builtins.bool) -> None:
     """

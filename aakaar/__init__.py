@@ -123,14 +123,14 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
-    """A 0-d tensor holding s (float32 unless told)."""
-    out = full([], s, dtype=dtype or float32, device=device)
+    """A 0-d tensor holding s (the default floating dtype unless told)."""
+    out = full([], s, dtype=dtype or get_default_dtype(), device=device)
     return out.requires_grad_() if requires_grad else out
 
 
 def get_default_dtype() -> dtype:
-    """float32: aakaar's default floating dtype (it cannot be changed)."""
-    return float32
+    """The default floating dtype: float32 unless :func:`set_default_dtype` changed it."""
+    return _C._get_default_dtype()
 
 
 from .random import get_rng_state, initial_seed, seed, set_rng_state  # noqa: E402,F401

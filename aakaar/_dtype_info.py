@@ -15,7 +15,8 @@ _BFLOAT16 = dict(bits=16, eps=2.0**-7, max=3.3895313892515355e38, tiny=2.0**-126
 class finfo:  # noqa: N801  (PyTorch's name)
     """Limits of a floating dtype: bits, eps, max, min, tiny (= smallest_normal) and resolution."""
 
-    def __init__(self, dtype: _C.dtype = _C.dtype.float32) -> None:
+    def __init__(self, dtype: _C.dtype | None = None) -> None:
+        dtype = _C._get_default_dtype() if dtype is None else dtype  # finfo(): the default dtype's, as torch
         if not isinstance(dtype, _C.dtype):
             raise TypeError(f"finfo(): expected an aakaar dtype, got {type(dtype).__name__}")
         if not dtype.is_floating_point:

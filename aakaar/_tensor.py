@@ -20,7 +20,8 @@ __all__ = ["install_methods"]
 # (values, indices) pairs returned by max/min along a dim, like torch.return_types.
 MaxMin = namedtuple("MaxMin", ["values", "indices"])
 
-_DEFAULT_DTYPES = (_C.dtype.float32, _C.dtype.int64, _C.dtype.bool)
+# The dtypes a repr leaves unsaid, as PyTorch: int64, bool and the default floating dtype.
+_IMPLIED_DTYPES = (_C.dtype.int64, _C.dtype.bool)
 
 
 def _float_formatter(arr: np.ndarray):
@@ -63,7 +64,7 @@ def _repr(self: Tensor) -> str:
         extras.append(f"size={tuple(self.shape)}")
     if self.device.type != "cpu":
         extras.append(f"device='{self.device}'")
-    if self.dtype not in _DEFAULT_DTYPES:
+    if self.dtype not in _IMPLIED_DTYPES and self.dtype != _C._get_default_dtype():
         extras.append(f"dtype={self.dtype!r}")
     return "tensor(" + body + "".join(", " + e for e in extras) + ")"
 

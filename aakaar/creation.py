@@ -72,7 +72,8 @@ def _requiring_grad(t: Tensor, requires_grad: bool) -> Tensor:
 def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data`` (a number, nested lists, a numpy array or a tensor).
 
-    The dtype is inferred like PyTorch: bools give ``bool``, ints ``int64``, any float ``float32``.
+    The dtype is inferred like PyTorch: bools give ``bool``, ints ``int64``, any float the default
+    floating dtype (``float32`` unless :func:`aakaar.set_default_dtype` changed it).
     The result is always a leaf (a tensor's history is not copied); ``requires_grad=True`` makes it
     one that requires grad.
     """
@@ -98,7 +99,7 @@ def tensor(data: Any, dtype: _C.dtype | None = None, device: Any = None, require
     else:
         _, kind = _infer(data)
         if dtype is None:
-            dtype = {"bool": _C.dtype.bool, "int": _C.dtype.int64, "float": _C.dtype.float32}[kind]
+            dtype = {"bool": _C.dtype.bool, "int": _C.dtype.int64, "float": _C._get_default_dtype()}[kind]
         items = data
         if isinstance(data, (list, tuple)) and any(isinstance(x, Tensor) for x in data):
             items = [x.detach().numpy() if isinstance(x, Tensor) else x for x in data]

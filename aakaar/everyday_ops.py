@@ -21,7 +21,6 @@ from . import _C
 from ._C import Tensor
 
 _F64 = _C.dtype.float64
-_F32 = _C.dtype.float32
 _I64 = _C.dtype.int64
 _BOOL = _C.dtype.bool
 
@@ -34,13 +33,13 @@ def _as_tensor(x: Any, like: Tensor) -> Tensor:
     if isinstance(x, Tensor):
         return x
     from .creation import tensor
-    dtype = like.dtype if (_is_float(like) or not isinstance(x, float)) else _F32
+    dtype = like.dtype if (_is_float(like) or not isinstance(x, float)) else _C._get_default_dtype()
     return tensor(x, dtype=dtype, device=like.device)
 
 
 def _float_of(t: Tensor) -> Tensor:
-    """t itself when floating, else t in float32 (PyTorch's default float dtype)."""
-    return t if _is_float(t) else t.to(_F32)
+    """t itself when floating, else t in the default floating dtype (as PyTorch)."""
+    return t if _is_float(t) else t.to(_C._get_default_dtype())
 
 
 def _check_tensor(x: Any, fn: str, name: str = "input") -> None:
@@ -205,7 +204,7 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (a floating result)."""
-    two = _C.full([], 2.0, dtype=input.dtype if _is_float(input) else _F32, device=input.device)
+    two = _C.full([], 2.0, dtype=input.dtype if _is_float(input) else _C._get_default_dtype(), device=input.device)
     return _float_of(input) * two.pow(other)
 
 
@@ -533,7 +532,7 @@ def diagflat(input: Tensor, offset: int = 0) -> Tensor:
 def logspace(start: Any, end: Any, steps: int, base: float = 10.0, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False) -> Tensor:
     """``base ** linspace(start, end, steps)``."""
-    dt = dtype or _F32
+    dt = dtype or _C._get_default_dtype()
     exps = _C.linspace(start, end, steps, dtype=_F64)
     out = _C.full([], builtins.float(base), dtype=_F64).pow(exps)
     out = (out.round() if not dt.is_floating_point else out).to(dt)
@@ -680,7 +679,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
             raise RuntimeError(f"normal expects std >= 0.0, but found std {s}")
         shape = _C.broadcast_shapes(list(mean.shape) if isinstance(mean, Tensor) else [],
                                     list(std.shape) if isinstance(std, Tensor) else [])
-        z = _C.randn(*shape, generator=generator, dtype=like.dtype if _is_float(like) else _F32)._to_device(like.device)
+        z = _C.randn(*shape, generator=generator, dtype=like.dtype if _is_float(like) else _C._get_default_dtype())._to_device(like.device)
         return z * s + m  # differentiable in mean and std as torch's (d/dstd = the standard normal draw)
     if size is None:
         raise TypeError("normal() received an invalid combination of arguments: with float mean and std, "
@@ -688,7 +687,7 @@ def normal(mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None
     if std < 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
     shape = [size] if isinstance(size, int) else list(size)
-    z = _C.randn(*shape, generator=generator, dtype=dtype or _F32, device=device) * std + mean
+    z = _C.randn(*shape, generator=generator, dtype=dtype or _C._get_default_dtype(), device=device) * std + mean
     return z.requires_grad_(requires_grad) if requires_grad else z
 
 
@@ -841,8 +840,9 @@ def fill(input: Tensor, value: Any) -> Tensor:
 
 
 def set_default_dtype(d: Any) -> None:
-    """aakaar's default floating dtype is float32 and cannot be changed yet: float32 is accepted
-    (nothing changes), any other dtype raises, so code that needs float64 says so."""
-    if d != _F32:
-        raise NotImplementedError(f"aakaar.set_default_dtype({d}): the default dtype is fixed at float32 in aakaar; "
-                                  "pass dtype=aakaar.float64 to the factory functions instead")
+    """Sets the default floating dtype, process-wide as in PyTorch: the dtype of Python floats made
+    tensors, of factories given no dtype, and of integers promoted to floats (int64 tensor * 1.5).
+    Floating dtypes only; anything else is a TypeError with PyTorch's words."""
+    if not isinstance(d, _C.dtype):
+        raise TypeError("invalid dtype object: only floating-point types are supported as the default type")
+    _C._set_default_dtype(d)

@@ -60,7 +60,7 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
     x are not refused and give the same formula's value)."""
     if p < 1:
         raise RuntimeError(f"p has to be greater than or equal to 1, got {p}")
-    x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
+    x = input if input.dtype.is_floating_point else input.to(_C._get_default_dtype())
     out = (x - 0.0).lgamma()
     for j in range(1, p):
         out = out + (x - j / 2).lgamma()
@@ -152,7 +152,7 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
 
 def entr(input: Tensor) -> Tensor:
     """-x log x for x > 0, 0 at 0, -inf below 0."""
-    x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
+    x = input if input.dtype.is_floating_point else input.to(_C._get_default_dtype())
     pos = x > 0
     val = -x * _C.where(pos, x, x * 0 + 1).log()
     minus_inf = _C.full([], -math.inf, dtype=x.dtype, device=x.device)
@@ -162,7 +162,7 @@ def entr(input: Tensor) -> Tensor:
 def ndtr(input: Tensor) -> Tensor:
     """The standard normal CDF, (1 + erf(x / sqrt 2)) / 2 -- torch's formula, so its tails round as
     torch's do (to 0 below about -5.8 in float32)."""
-    x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
+    x = input if input.dtype.is_floating_point else input.to(_C._get_default_dtype())
     return ((x * (1 / math.sqrt(2))).erf() + 1) * 0.5
 
 
@@ -173,7 +173,7 @@ def log_ndtr(input: Tensor) -> Tensor:
 
 def ndtri(input: Tensor) -> Tensor:
     """The inverse of the standard normal CDF, sqrt(2) erfinv(2p - 1)."""
-    x = input if input.dtype.is_floating_point else input.to(_C.dtype.float32)
+    x = input if input.dtype.is_floating_point else input.to(_C._get_default_dtype())
     return (x * 2 - 1).erfinv() * math.sqrt(2)
 
 

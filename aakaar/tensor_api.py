@@ -205,7 +205,7 @@ def empty_strided(size: Any, stride: Any, *, dtype: Any = None, device: Any = No
     if any(s < 0 for s in size) or any(s < 0 for s in stride):
         raise RuntimeError(f"empty_strided: negative sizes or strides are not allowed, got {size}, {stride}")
     extent = 0 if any(s == 0 for s in size) else 1 + sum((s - 1) * st for s, st in zip(size, stride))
-    base = _C.empty(extent, dtype=dtype or _F32, device=device)
+    base = _C.empty(extent, dtype=dtype or _C._get_default_dtype(), device=device)
     out = base.as_strided(size, stride, 0).detach()
     return out.requires_grad_() if requires_grad else out
 

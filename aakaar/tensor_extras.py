@@ -16,7 +16,6 @@ from . import _C
 from ._C import Tensor
 from .autograd.function import Function
 
-_F32 = _C.dtype.float32
 _F64 = _C.dtype.float64
 _I64 = _C.dtype.int64
 
@@ -36,8 +35,8 @@ def _from_host(a: np.ndarray, dtype: Any, device: Any) -> Tensor:
 
 def angle(input: Tensor) -> Tensor:
     """The argument of each element as a complex number: for real input pi where x < 0, else 0
-    (-0.0 and +inf give 0), NaN stays NaN; integers give float32. Gradient 0, as torch."""
-    x = input if input.dtype.is_floating_point else input.to(_F32)
+    (-0.0 and +inf give 0), NaN stays NaN; integers give the default floating dtype. Gradient 0, as torch."""
+    x = input if input.dtype.is_floating_point else input.to(_C._get_default_dtype())
     xd = x.detach()
     pi = _C.full(list(x.shape), math.pi, dtype=x.dtype, device=x.device)
     zero = _C.full(list(x.shape), 0.0, dtype=x.dtype, device=x.device)

@@ -26,7 +26,7 @@ __all__ = [
 
 
 def _dtype(dtype: _C.dtype | None) -> _C.dtype:
-    dtype = _C.dtype.float32 if dtype is None else dtype
+    dtype = _C._get_default_dtype() if dtype is None else dtype
     if not isinstance(dtype, _C.dtype) or not dtype.is_floating_point:
         raise TypeError(f"layer parameters must be floating point, got dtype={dtype!r}")
     return dtype

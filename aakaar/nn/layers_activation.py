@@ -142,7 +142,7 @@ class PReLU(Module):
         super().__init__()
         if isinstance(num_parameters, bool) or not isinstance(num_parameters, int) or num_parameters < 1:
             raise ValueError(f"PReLU: num_parameters must be a positive int, got {num_parameters!r}")
-        dt = _C.dtype.float32 if dtype is None else dtype
+        dt = _C._get_default_dtype() if dtype is None else dtype
         if not dt.is_floating_point:
             raise TypeError(f"layer parameters must be floating point, got dtype={dt!r}")
         self.num_parameters = num_parameters

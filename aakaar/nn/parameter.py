@@ -39,7 +39,7 @@ class UninitializedParameter(Parameter):
     cls_to_become = Parameter
 
     def __init__(self, requires_grad: bool = True, device: object = None, dtype: _C.dtype | None = None) -> None:
-        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C.dtype.float32), requires_grad)
+        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C._get_default_dtype()), requires_grad)
 
     def __repr__(self) -> str:
         return "<UninitializedParameter>"
@@ -49,7 +49,7 @@ class UninitializedBuffer(Tensor):
     """The placeholder buffer of a lazy module."""
 
     def __init__(self, requires_grad: bool = False, device: object = None, dtype: _C.dtype | None = None) -> None:
-        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C.dtype.float32))
+        super().__init__(_C.empty(0, dtype=dtype if dtype is not None else _C._get_default_dtype()))
 
     def __repr__(self) -> str:
         return "<UninitializedBuffer>"

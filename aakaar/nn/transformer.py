@@ -254,7 +254,7 @@ class Transformer(Module):
     @staticmethod
     def generate_square_subsequent_mask(sz: int, device: object = None, dtype: _C.dtype | None = None) -> Tensor:
         """(sz, sz) float mask: -inf above the diagonal (future positions), 0 elsewhere."""
-        dt = dtype if dtype is not None else _C.dtype.float32
+        dt = dtype if dtype is not None else _C._get_default_dtype()
         r = _C.arange(0, sz, 1, dtype=_C.dtype.int64).reshape([sz, 1])
         c = _C.arange(0, sz, 1, dtype=_C.dtype.int64).reshape([1, sz])
         mask = _C.zeros([sz, sz], dtype=dt).masked_fill(c > r, float("-inf"))

@@ -3,6 +3,7 @@
 
 #include "autograd/derivatives.h"
 #include "autograd/grad_mode.h"
+#include "core/default_dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
@@ -25,11 +26,12 @@ DType result_type(const TensorPtr& a, const TensorPtr& b) {
 
 TensorPtr wrap_scalar(Scalar s, const TensorPtr& like) {
   // A Python number does not widen a tensor of its own kind (float32 + 2.5
-  // stays float32), but a float number makes an integer tensor float32.
+  // stays float32), but a float number makes an integer tensor the default
+  // floating dtype (float32 unless aakaar.set_default_dtype changed it).
   DType dt = like->dtype;
   AK_CHECK(!s.big_int || is_floating(dt), ValueError, "the integer ", s.f, " is too large for int64 (the ",
            dtype_name(dt), " tensor's operand); PyTorch refuses it too (Overflow when unpacking long)");
-  if (s.kind == Scalar::Kind::Float && !is_floating(dt)) dt = DType::Float32;
+  if (s.kind == Scalar::Kind::Float && !is_floating(dt)) dt = default_dtype();
   else if (s.kind == Scalar::Kind::Int && dt == DType::Bool) dt = DType::Int64;
   return scalar_tensor(s, dt, like->device());
 }
@@ -102,14 +104,12 @@ const char* op_name(BinaryOp op) {
 }
 
 // The dtype the kernel computes in, after checking the op accepts it.
-// The maths API's binary ops: which dtypes each takes (PyTorch's rules), and
-// which compute integers in float32 (atan2 and copysign, like true division).
+// The maths API's binary ops: which dtypes each takes (PyTorch's rules).
 bool is_bitwise(BinaryOp op) {
   return op == BinaryOp::BitwiseAnd || op == BinaryOp::BitwiseOr || op == BinaryOp::BitwiseXor ||
          op == BinaryOp::LeftShift || op == BinaryOp::RightShift;
 }
 DType compute_dtype_math(BinaryOp op, DType promoted) {
-  if ((op == BinaryOp::Atan2 || op == BinaryOp::Copysign) && !is_floating(promoted)) return DType::Float32;
   AK_CHECK(!((op == BinaryOp::Hypot || op == BinaryOp::LogAddExp) && !is_floating(promoted)), TypeError, op_name(op),
            ": not implemented for ", dtype_name(promoted), " (as in PyTorch); convert to a floating dtype first");
   AK_CHECK(!(is_bitwise(op) && is_floating(promoted)), TypeError, op_name(op), ": not implemented for ",
@@ -120,14 +120,21 @@ DType compute_dtype_math(BinaryOp op, DType promoted) {
   return promoted;
 }
 
+// The result type of op on operands that promote to `promoted`: true division, atan2 and
+// copysign of integers (or bools) give the default floating dtype, as in PyTorch.
+DType op_result_type(BinaryOp op, DType promoted) {
+  const bool floats_integers = op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Copysign;
+  return floats_integers && !is_floating(promoted) ? default_dtype() : promoted;
+}
+
 // float16 and bfloat16 compute in float32; binary() rounds the result back.
+// `promoted` is op_result_type's answer.
 DType compute_dtype(BinaryOp op, DType promoted) {
   if (op > BinaryOp::LogicalXor) {
     const DType d = compute_dtype_math(op, promoted);
     return is_reduced_float(d) ? DType::Float32 : d;
   }
   if (is_reduced_float(promoted)) return DType::Float32;
-  if (op == BinaryOp::Div && !is_floating(promoted)) return DType::Float32;  // true division
   if (promoted == DType::Bool)
     AK_CHECK(op != BinaryOp::Sub && op != BinaryOp::FloorDiv && op != BinaryOp::Mod && op != BinaryOp::Pow, TypeError,
              op_name(op), " is not supported for two bool tensors; convert one with .to(aakaar.int64) first");
@@ -172,7 +179,7 @@ bool can_cast(DType from, DType to) {
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
   check_same_device(a, b, op_name(op));
   check_bool_sub(op, a->dtype, b->dtype);
-  const DType promoted = result_type(a, b), dt = compute_dtype(op, promoted);
+  const DType promoted = op_result_type(op, result_type(a, b)), dt = compute_dtype(op, promoted);
   const Shape shape = broadcast_shapes(a->shape, b->shape);
   TensorPtr ca = to_dtype(a, dt), cb = to_dtype(b, dt);
   check_int_divisor(op, dt, cb, shape);
@@ -191,9 +198,14 @@ TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse)
   AK_CHECK(!(op == BinaryOp::Pow && !reverse && !is_floating(a->dtype) && b.kind == Scalar::Kind::Int && b.i < 0),
            ValueError, "integers to negative integer powers are not allowed (", dtype_name(a->dtype), " tensor ** ",
            b.i, ")");
+  // An integer tensor that a float number (or true division) makes a 16-bit default dtype is
+  // converted first, as PyTorch's common dtype is: the number then meets it as below.
+  if (!is_floating(a->dtype) && is_reduced_float(default_dtype()) &&
+      (b.kind == Scalar::Kind::Float || op == BinaryOp::Div) && !is_comparison(op))
+    return binary_scalar(op, to_dtype(a, default_dtype()), b, reverse);
   // True division computes in float: wrapping the number in the tensor's
   // integer type first would corrupt it (uint8 tensor / -3 must not see 253).
-  TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, DType::Float32, a->device())
+  TensorPtr s = op == BinaryOp::Div && !is_floating(a->dtype) ? scalar_tensor(b, default_dtype(), a->device())
                                                               : wrap_scalar(b, a);
   // float16/bfloat16 with a float number, as PyTorch's CPU kernels do it: x * 0.1 (0.1 * x),
   // x / 0.1 and x // 0.1 take the number unrounded into their float32 computation; 0.1 / x is
@@ -214,7 +226,7 @@ void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other) {
   check_bool_sub(op, self->dtype, other->dtype);
   // The result's dtype and shape are checked first, on every road: the autograd one below would
   // otherwise write a broadcast result into a smaller self (c.mul_(y) with y widening c).
-  const DType dt = compute_dtype(op, result_type(self, other));
+  const DType dt = compute_dtype(op, op_result_type(op, result_type(self, other)));
   const DType out_dt = is_comparison(op) ? DType::Bool : dt;
   AK_CHECK(can_cast(out_dt, self->dtype), TypeError, op_name(op), "_: result type ", dtype_name(out_dt),
            " can't be cast to the desired output type ", dtype_name(self->dtype));
@@ -394,6 +406,10 @@ bool needs_float(UnaryOp op) {
       return false;
   }
 }
+// Clamping integers to a fractional (or NaN, inf) bound gives floats.
+bool fractional_clamp(UnaryOp op, UnaryParams p) {
+  return op == UnaryOp::Clamp && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b)));
+}
 
 // ---- maths API (unary): dtype rules of the ops after Erf ----
 // The activations take floating tensors only (PyTorch has no integer kernel for them either).
@@ -456,14 +472,15 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   const bool rounding = op == UnaryOp::Floor || op == UnaryOp::Ceil || op == UnaryOp::Round || op == UnaryOp::Trunc;
   AK_CHECK(!(rounding && t->dtype == DType::Bool), NotImplementedError, "floor/ceil/round/trunc: not implemented for "
            "bool tensors (as in PyTorch); convert first, e.g. x.to(aakaar.uint8)");
+  // Integers made floating (exp of an int64 tensor; clamped to a fractional bound) become the
+  // default floating dtype, as in PyTorch; a 16-bit default then takes the branch below.
+  if (!is_floating(t->dtype) && (needs_float(op) || fractional_clamp(op, p)))
+    return unary(op, to_dtype(t, default_dtype()), p);
   if (is_reduced_float(t->dtype))  // computed in float32, rounded once (as PyTorch's CPU kernels)
     return op == UnaryOp::LogicalNot || is_predicate(op) ? unary(op, to_dtype(t, DType::Float32), p)
                                      : to_dtype(unary(op, to_dtype(t, DType::Float32), p), t->dtype);
   TensorPtr in = t;
-  if (needs_float(op) && !is_floating(t->dtype)) in = to_dtype(t, DType::Float32);
   if (op == UnaryOp::Square && t->dtype == DType::Bool) in = to_dtype(t, DType::Int64);  // as PyTorch
-  if (op == UnaryOp::Clamp && !is_floating(t->dtype) && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b))))
-    in = to_dtype(t, DType::Float32);  // clamping ints to a fractional (or NaN, inf) bound gives floats
   const bool to_bool = op == UnaryOp::LogicalNot || is_predicate(op);
   TensorPtr out = Tensor::empty(in->shape, to_bool ? DType::Bool : in->dtype, in->device());
   backend(in->device()).unary(op, *out, *in, p);
@@ -480,7 +497,7 @@ void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
            "in-place op on a ", dtype_name(t->dtype), " tensor would need a floating-point result; use the "
            "out-of-place version");
-  AK_CHECK(!(op == UnaryOp::Clamp && !is_floating(t->dtype) && ((p.has_a && !is_whole(p.a)) || (p.has_b && !is_whole(p.b)))),
+  AK_CHECK(!(fractional_clamp(op, p) && !is_floating(t->dtype)),
            TypeError, "clamp_: a fractional, infinite or NaN bound (", p.has_a ? p.a : p.b, ") gives a float result, "
            "which can't be cast to the ", dtype_name(t->dtype), " tensor written in place");
   AK_CHECK(op != UnaryOp::LogicalNot || t->dtype == DType::Bool, TypeError,

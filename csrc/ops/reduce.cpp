@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autograd/derivatives.h"
+#include "core/default_dtype.h"
 #include "core/error.h"
 #include "ops/ops.h"
 
@@ -170,8 +171,10 @@ TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, b
 }
 
 TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
+  // Integers give the default floating dtype, as in PyTorch.
+  if (!is_floating(t->dtype)) return logsumexp(to_dtype(t, default_dtype()), dims, keepdim);
   if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return logsumexp(x, dims, keepdim); });
-  TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
+  const TensorPtr& x = t;
   // A sum of no exponentials is 0 and log 0 = -inf (as PyTorch); the max
   // below has no identity, so an empty reduction is answered here.
   const auto mask = reduced_mask(x, dims);
@@ -190,8 +193,9 @@ TensorPtr logsumexp(const TensorPtr& t, DimList dims, bool keepdim) {
 }
 
 TensorPtr softmax(const TensorPtr& t, int64_t dim, bool log) {
+  if (!is_floating(t->dtype)) return softmax(to_dtype(t, default_dtype()), dim, log);
   if (is_reduced_float(t->dtype)) return in_float32(t, [&](const TensorPtr& x) { return softmax(x, dim, log); });
-  TensorPtr x = is_floating(t->dtype) ? t : to_dtype(t, DType::Float32);
+  TensorPtr x = t;
   dim = x->wrap_dim(dim);
   if (x->ndim() == 0) x = reshape(x, {1});
   TensorPtr out = Tensor::empty(x->shape, x->dtype, x->device());

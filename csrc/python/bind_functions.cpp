@@ -1,5 +1,6 @@
 // Module-level functions: creation, random numbers, joining, broadcasting.
 #include "autograd/node.h"
+#include "core/default_dtype.h"
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
@@ -53,18 +54,22 @@ void bind_functions(py::module_& m) {
     ops::default_generator() = ops::Generator{static_cast<uint64_t>(seed), 0};
   }, py::arg("seed"), "Seeds the default generator (resets its stream to the start).");
 
+  m.def("_set_default_dtype", [](DType d) { set_default_dtype(checked_dtype(d)); }, py::arg("d"),
+        "Sets the process-wide default floating dtype (aakaar.set_default_dtype checks the argument first).");
+  m.def("_get_default_dtype", &default_dtype, "The process-wide default floating dtype.");
+
   m.def("empty", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::empty(shape_from_args(shape, "empty"), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+    return leaf(ops::empty(shape_from_args(shape, "empty"), dtype_or(dtype, default_dtype()), device_or_cpu(device)), requires_grad);
   }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "An uninitialised tensor.");
   m.def("zeros", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::full(shape_from_args(shape, "zeros"), Scalar::from_int(0), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+    return leaf(ops::full(shape_from_args(shape, "zeros"), Scalar::from_int(0), dtype_or(dtype, default_dtype()), device_or_cpu(device)), requires_grad);
   }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "A tensor of zeros.");
   m.def("ones", [](py::args shape, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::full(shape_from_args(shape, "ones"), Scalar::from_int(1), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+    return leaf(ops::full(shape_from_args(shape, "ones"), Scalar::from_int(1), dtype_or(dtype, default_dtype()), device_or_cpu(device)), requires_grad);
   }, py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false, "A tensor of ones.");
   m.def("full", [](py::object shape, py::handle value, py::object dtype, py::object device, bool requires_grad) {
     Scalar v = to_scalar(value, "full");
-    DType fallback = v.kind == Scalar::Kind::Float ? DType::Float32 : v.kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool;
+    DType fallback = v.kind == Scalar::Kind::Float ? default_dtype() : v.kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool;
     const DType dt = dtype_or(dtype, fallback);
     ops::check_scalar_fits(v, dt, "full");  // full((3,), 1e308, dtype=uint8) is an error, as in PyTorch
     return leaf(ops::full(to_shape(shape, "full"), v, dt, device_or_cpu(device)), requires_grad);
@@ -76,27 +81,27 @@ void bind_functions(py::module_& m) {
     if (b.is_none()) start = Scalar::from_int(0);
     else end = to_scalar(b, "arange");
     const bool any_float = start.kind == Scalar::Kind::Float || end.kind == Scalar::Kind::Float || st.kind == Scalar::Kind::Float;
-    const DType dt = dtype_or(dtype, any_float ? DType::Float32 : DType::Int64);
+    const DType dt = dtype_or(dtype, any_float ? default_dtype() : DType::Int64);
     if (!any_float && is_integral(dt, false))  // integers in, integers out: exact
       return leaf(ops::arange_int(start.i, end.i, st.i, dt, device_or_cpu(device)), requires_grad);
     return leaf(ops::arange(start.to_double(), end.to_double(), st.to_double(), dt, device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("device") = py::none(), py::arg("requires_grad") = false, "Values from start (inclusive) to end (exclusive) by step.");
   m.def("linspace", [](double start, double end, int64_t steps, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::linspace(start, end, steps, dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+    return leaf(ops::linspace(start, end, steps, dtype_or(dtype, default_dtype()), device_or_cpu(device)), requires_grad);
   }, py::arg("start"), py::arg("end"), py::arg("steps"), py::kw_only(), py::arg("dtype") = py::none(),
      py::arg("device") = py::none(), py::arg("requires_grad") = false, "`steps` evenly spaced values from start to end, both included.");
   m.def("eye", [](int64_t n, py::object mcols, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::eye(n, mcols.is_none() ? n : mcols.cast<int64_t>(), dtype_or(dtype, DType::Float32), device_or_cpu(device)), requires_grad);
+    return leaf(ops::eye(n, mcols.is_none() ? n : mcols.cast<int64_t>(), dtype_or(dtype, default_dtype()), device_or_cpu(device)), requires_grad);
   }, py::arg("n"), py::arg("m") = py::none(), py::kw_only(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "The identity matrix.");
 
   m.def("rand", [](py::args shape, py::object generator, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::rand(shape_from_args(shape, "rand"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device)), requires_grad);
+    return leaf(ops::rand(shape_from_args(shape, "rand"), dtype_or(dtype, default_dtype()), gen_or_default(generator), device_or_cpu(device)), requires_grad);
   }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "Uniform random numbers in [0, 1).");
   m.def("randn", [](py::args shape, py::object generator, py::object dtype, py::object device, bool requires_grad) {
-    return leaf(ops::randn(shape_from_args(shape, "randn"), dtype_or(dtype, DType::Float32), gen_or_default(generator), device_or_cpu(device)), requires_grad);
+    return leaf(ops::randn(shape_from_args(shape, "randn"), dtype_or(dtype, default_dtype()), gen_or_default(generator), device_or_cpu(device)), requires_grad);
   }, py::kw_only(), py::arg("generator") = py::none(), py::arg("dtype") = py::none(), py::arg("device") = py::none(), py::arg("requires_grad") = false,
      "Standard normal random numbers.");
   m.def("randint", [](int64_t low, py::object high, py::object size, py::object generator, py::object dtype, py::object device, bool requires_grad) {

@@ -1,5 +1,6 @@
 #include "python/convert.h"
 
+#include "core/default_dtype.h"
 #include "core/error.h"
 #include "ops/ops.h"
 
@@ -109,7 +110,7 @@ py::tuple size_object(const Shape& s) {
 
 TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what) {
   if (py::isinstance<Tensor>(h)) return h.cast<TensorPtr>();
-  if (auto s = as_scalar(h)) return like ? ops::wrap_scalar(*s, like) : ops::scalar_tensor(*s, s->kind == Scalar::Kind::Float ? DType::Float32 : (s->kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool));
+  if (auto s = as_scalar(h)) return like ? ops::wrap_scalar(*s, like) : ops::scalar_tensor(*s, s->kind == Scalar::Kind::Float ? default_dtype() : (s->kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool));
   // Lists and arrays go through aakaar.tensor (Python), which checks raggedness.
   py::object tensor_fn = py::module_::import("aakaar").attr("tensor");
   try {
