@@ -82,6 +82,16 @@ class Distribution:
                 "must also define a custom .expand() method.")
         return self.__new__(type(self)) if _instance is None else _instance
 
+    def _expand_tensors(self, cls: type, batch_shape: Sequence[int], _instance: Any,
+                        names: Sequence[str]) -> Any:
+        """A copy of this distribution whose tensors ``names`` are expanded to ``batch_shape``."""
+        new = self._get_checked_instance(cls, _instance)
+        for name in names:
+            setattr(new, name, getattr(self, name).expand(*batch_shape))
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
     @property
     def mean(self) -> Tensor:
         """The mean of each distribution."""

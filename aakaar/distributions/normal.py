@@ -28,12 +28,7 @@ class Normal(Distribution):
 
     def expand(self, batch_shape: Sequence[int], _instance: Any = None) -> "Normal":
         """A Normal with ``loc`` and ``scale`` expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Normal, _instance)
-        new.loc = self.loc.expand(*batch_shape)
-        new.scale = self.scale.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_tensors(Normal, batch_shape, _instance, ("loc", "scale"))
 
     @property
     def mean(self) -> Tensor:

@@ -13,19 +13,6 @@ from .utils import broadcast_all
 Tensor = aakaar.Tensor
 
 
-class _UniformSupport(constraints.Constraint):
-    """``[low, high)`` of one Uniform (torch's dependent half_open_interval, checked per value)."""
-
-    def __init__(self, low: Tensor, high: Tensor) -> None:
-        self.low, self.high = low, high
-
-    def check(self, value: Tensor) -> Tensor:
-        return (self.low <= value) & (value < self.high)
-
-    def __repr__(self) -> str:
-        return f"HalfOpenInterval(lower_bound={self.low}, upper_bound={self.high})"
-
-
 class _LessThanHigh(constraints.Constraint):
     """``low < high``, the check torch runs on ``low`` (``constraints.less_than(high)``)."""
 
@@ -65,16 +52,12 @@ class Uniform(Distribution):
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]
-        return _UniformSupport(self.low, self.high)
+        """``[low, high]``: torch checks the closed interval (log_prob is -inf at ``high``)."""
+        return constraints.interval(self.low, self.high)
 
     def expand(self, batch_shape: Sequence[int], _instance: Any = None) -> "Uniform":
         """A Uniform with ``low`` and ``high`` expanded to ``batch_shape``."""
-        new = self._get_checked_instance(Uniform, _instance)
-        new.low = self.low.expand(*batch_shape)
-        new.high = self.high.expand(*batch_shape)
-        Distribution.__init__(new, batch_shape, validate_args=False)
-        new._validate_args = self._validate_args
-        return new
+        return self._expand_tensors(Uniform, batch_shape, _instance, ("low", "high"))
 
     @property
     def mean(self) -> Tensor:
