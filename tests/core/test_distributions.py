@@ -457,3 +457,60 @@ def test_reachable_as_aakaar_distributions() -> None:
 
     assert aakaar.distributions is distributions
     assert distributions.Normal.has_rsample and not distributions.Bernoulli.has_rsample
+
+
+def _extras() -> list[tuple[str, Callable[[Any], Any]]]:
+    def t(lib: Any, values: Any) -> Any:
+        return lib.tensor(values, dtype=lib.float64)
+
+    d = lambda lib: lib.distributions  # noqa: E731
+    return [
+        ("Normal scalars log_prob", lambda lib: d(lib).Normal(0.5, 2.0).log_prob(t(lib, [0.1, 3.0]))),
+        ("Normal broadcast value", lambda lib: d(lib).Normal(t(lib, [[0.0, 1.0, 2.0]] * 2), 1.5).log_prob(
+            t(lib, [[[0.3, 0.2, 0.1]]] * 5))),
+        ("Normal cdf", lambda lib: d(lib).Normal(t(lib, [0.0, 1.0]), t(lib, [1.0, 3.0])).cdf(t(lib, [0.4, -1.0]))),
+        ("Normal icdf", lambda lib: d(lib).Normal(t(lib, [0.0, 1.0]), t(lib, [1.0, 3.0])).icdf(t(lib, [0.3, 0.9]))),
+        ("Uniform cdf", lambda lib: d(lib).Uniform(t(lib, [0.0, 1.0]), t(lib, [2.0, 3.0])).cdf(t(lib, [0.4, 2.5]))),
+        ("Uniform icdf", lambda lib: d(lib).Uniform(t(lib, [0.0, 1.0]), t(lib, [2.0, 3.0])).icdf(t(lib, [0.4, 0.5]))),
+        ("Uniform log_prob at high", lambda lib: d(lib).Uniform(t(lib, [0.0]), t(lib, [2.0])).log_prob(t(lib, [2.0]))),
+        ("Exponential cdf", lambda lib: d(lib).Exponential(t(lib, [0.5, 2.0])).cdf(t(lib, [1.0, 0.2]))),
+        ("Exponential icdf", lambda lib: d(lib).Exponential(t(lib, [0.5, 2.0])).icdf(t(lib, [0.3, 0.8]))),
+        ("Laplace cdf", lambda lib: d(lib).Laplace(t(lib, [0.0, 1.0]), t(lib, [1.0, 2.0])).cdf(t(lib, [-0.5, 2.0]))),
+        ("Laplace icdf", lambda lib: d(lib).Laplace(t(lib, [0.0, 1.0]), t(lib, [1.0, 2.0])).icdf(t(lib, [0.2, 0.7]))),
+        ("Bernoulli mode", lambda lib: d(lib).Bernoulli(probs=t(lib, [0.2, 0.5, 0.9])).mode),
+        ("Bernoulli extreme logits", lambda lib: d(lib).Bernoulli(logits=t(lib, [-800.0, 800.0])).log_prob(
+            t(lib, [1.0, 0.0]))),
+        ("Bernoulli enumerate_support", lambda lib: d(lib).Bernoulli(probs=t(lib, [0.2, 0.4])).enumerate_support()),
+        ("Categorical mode", lambda lib: d(lib).Categorical(probs=t(lib, [[0.2, 0.5, 0.3], [0.6, 0.3, 0.1]])).mode),
+        ("Categorical zero-prob entropy", lambda lib: d(lib).Categorical(probs=t(lib, [0.0, 0.4, 0.6])).entropy()),
+        ("Categorical batched value", lambda lib: d(lib).Categorical(logits=t(lib, [[0.1, 0.5, -0.3]] * 2)).log_prob(
+            lib.tensor([[0], [2], [1]]))),
+        ("Categorical enumerate_support", lambda lib: d(lib).Categorical(logits=t(lib, [[0.1, 0.5]] * 3))
+         .enumerate_support()),
+        ("OneHot mode", lambda lib: d(lib).OneHotCategorical(probs=t(lib, [[0.2, 0.5, 0.3]])).mode),
+        ("OneHot enumerate_support", lambda lib: d(lib).OneHotCategorical(probs=t(lib, [[0.2, 0.8]] * 2))
+         .enumerate_support()),
+        ("LogNormal mode", lambda lib: d(lib).LogNormal(t(lib, [0.0, 1.0]), t(lib, [0.5, 0.2])).mode),
+        ("MVN covariance from scale_tril", lambda lib: d(lib).MultivariateNormal(
+            t(lib, [0.0, 1.0]), scale_tril=t(lib, [[2.0, 0.0], [0.5, 1.0]])).covariance_matrix),
+        ("MVN precision from covariance", lambda lib: d(lib).MultivariateNormal(
+            t(lib, [0.0, 1.0]), covariance_matrix=t(lib, [[2.0, 0.3], [0.3, 1.0]])).precision_matrix),
+        ("MVN scale_tril from precision", lambda lib: d(lib).MultivariateNormal(
+            t(lib, [0.0, 1.0]), precision_matrix=t(lib, [[2.0, 0.3], [0.3, 1.0]])).scale_tril),
+        ("MVN batch entropy", lambda lib: d(lib).MultivariateNormal(
+            lib.zeros(4, 2, dtype=lib.float64), scale_tril=t(lib, [[2.0, 0.0], [0.5, 1.0]])).entropy()),
+        ("perplexity", lambda lib: d(lib).Normal(t(lib, [0.0]), t(lib, [2.0])).perplexity()),
+    ]
+
+
+@pytest.mark.parametrize("expr", [e for _, e in _extras()], ids=[n for n, _ in _extras()])
+def test_scalars_cdf_icdf_mode_and_enumerate_support_match_torch(expr: Callable[[Any], Any]) -> None:
+    got, want = expr(aakaar), expr(torch)
+    assert dtype_name(got.dtype) == dtype_name(want.dtype)
+    close(got, want)
+
+
+def test_scalar_parameters_give_an_empty_batch_in_the_default_dtype() -> None:
+    normal = aakaar.distributions.Normal(0.0, 1.0)
+    assert tuple(normal.batch_shape) == () and normal.sample((3,)).dtype == aakaar.get_default_dtype()
+    assert tuple(aakaar.distributions.Bernoulli(0.3).sample().shape) == ()
