@@ -7,7 +7,7 @@ message; and a planted bug that the parity check must catch.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
@@ -61,8 +61,6 @@ class Case:
     value: np.ndarray
     noise: Callable[[Any, Any], np.ndarray] | None = None  # aakaar dist, aakaar draw -> noise
     transform: Callable[[Any, Any], Any] | None = None  # torch dist, torch noise -> draw
-    stats: bool = True
-    extra: dict = field(default_factory=dict)
 
 
 def _cases() -> list[Case]:
@@ -281,7 +279,8 @@ def _value_errors() -> list[tuple[str, Callable[[Any], Any]]]:
 
     d = lambda lib: lib.distributions  # noqa: E731
     normal = lambda lib: d(lib).Normal(t(lib, [[0.0, 1.0, 2.0]] * 2), t(lib, [[1.0] * 3] * 2))  # noqa: E731
-    mvn = lambda lib: d(lib).MultivariateNormal(t(lib, [0.0, 0.0]), scale_tril=t(lib, [[1.0, 0.0], [0.5, 1.0]]))  # noqa: E731
+    mvn = lambda lib: d(lib).MultivariateNormal(  # noqa: E731
+        t(lib, [0.0, 0.0]), scale_tril=t(lib, [[1.0, 0.0], [0.5, 1.0]]))
     return [
         ("not a tensor", lambda lib: normal(lib).log_prob([0.0, 1.0, 2.0])),
         ("not broadcastable", lambda lib: normal(lib).log_prob(t(lib, [0.0, 1.0, 2.0, 3.0]))),
