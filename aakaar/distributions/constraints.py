@@ -69,6 +69,19 @@ class _GreaterThanEq(_GreaterThan):
         return f"GreaterThanEq(lower_bound={self.lower_bound})"
 
 
+class _LessThan(Constraint):
+    """Values strictly below ``upper_bound``."""
+
+    def __init__(self, upper_bound: Any) -> None:
+        self.upper_bound = upper_bound
+
+    def check(self, value: Tensor) -> Tensor:
+        return value < self.upper_bound
+
+    def __repr__(self) -> str:
+        return f"LessThan(upper_bound={self.upper_bound})"
+
+
 class _Interval(Constraint):
     """Values in the closed interval ``[lower_bound, upper_bound]``."""
 
@@ -202,6 +215,7 @@ lower_cholesky = _LowerCholesky()
 positive_definite = _PositiveDefinite()
 greater_than = _GreaterThan
 greater_than_eq = _GreaterThanEq
+less_than = _LessThan
 interval = _Interval
 half_open_interval = _HalfOpenInterval
 integer_interval = _IntegerInterval

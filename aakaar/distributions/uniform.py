@@ -13,29 +13,6 @@ from .utils import broadcast_all
 Tensor = aakaar.Tensor
 
 
-class _LessThanHigh(constraints.Constraint):
-    """``low < high``, the check torch runs on ``low`` (``constraints.less_than(high)``)."""
-
-    def __init__(self, dist: "Uniform") -> None:
-        self.dist = dist
-
-    def check(self, value: Tensor) -> Tensor:
-        return value < self.dist.high
-
-    def __repr__(self) -> str:
-        return f"LessThan(upper_bound={self.dist.high})"
-
-
-class _GreaterThanLow(_LessThanHigh):
-    """``high > low``, the check torch runs on ``high``."""
-
-    def check(self, value: Tensor) -> Tensor:
-        return value > self.dist.low
-
-    def __repr__(self) -> str:
-        return f"GreaterThan(lower_bound={self.dist.low})"
-
-
 class Uniform(Distribution):
     """The uniform distribution on ``[low, high)`` (torch.distributions.Uniform)."""
 
@@ -48,7 +25,8 @@ class Uniform(Distribution):
 
     @property
     def arg_constraints(self) -> dict[str, constraints.Constraint]:  # type: ignore[override]
-        return {"low": _LessThanHigh(self), "high": _GreaterThanLow(self)}
+        """``low < high``, checked from both sides as torch does (so either may be named)."""
+        return {"low": constraints.less_than(self.high), "high": constraints.greater_than(self.low)}
 
     @property
     def support(self) -> constraints.Constraint:  # type: ignore[override]

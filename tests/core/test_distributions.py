@@ -51,6 +51,16 @@ def spd(rng: np.random.Generator, batch: tuple[int, ...], n: int) -> np.ndarray:
     return a @ np.swapaxes(a, -1, -2) + n * np.eye(n)
 
 
+def t(lib: Any, values: Any) -> Any:
+    """A float64 tensor of ``lib`` (aakaar or torch) from nested lists."""
+    return lib.tensor(values, dtype=lib.float64)
+
+
+def d(lib: Any) -> Any:
+    """``lib.distributions``, so one expression builds the same thing in both libraries."""
+    return lib.distributions
+
+
 @dataclass
 class Case:
     """One parameterisation: how to build it in either library, its parameters and a valid value."""
@@ -77,7 +87,6 @@ def _cases() -> list[Case]:
     lower = np.linalg.cholesky(spd(rng, (2,), 3))
     mvn_loc = rng.normal(size=(2, 3))
     mvn_value = rng.normal(size=(2, 3))
-    d = lambda lib: lib.distributions  # noqa: E731
 
     def normal_noise(da: Any, x: Any) -> np.ndarray:
         return (to_np(x) - to_np(da.loc)) / to_np(da.scale)
@@ -224,10 +233,6 @@ def test_sample_statistics(case: Case) -> None:
 
 # (what is built, in both libraries) -> ValueError with torch's message
 def _param_errors() -> list[tuple[str, Callable[[Any], Any]]]:
-    def t(lib: Any, values: Any) -> Any:
-        return lib.tensor(values, dtype=lib.float64)
-
-    d = lambda lib: lib.distributions  # noqa: E731
     return [
         ("Normal scale<0", lambda lib: d(lib).Normal(t(lib, [0.0, 1.0]), t(lib, [1.0, -1.0]))),
         ("Normal scale=0 scalar", lambda lib: d(lib).Normal(0.0, 0.0)),
@@ -274,10 +279,6 @@ def test_invalid_parameters_raise_torchs_error(build: Callable[[Any], Any]) -> N
 
 
 def _value_errors() -> list[tuple[str, Callable[[Any], Any]]]:
-    def t(lib: Any, values: Any) -> Any:
-        return lib.tensor(values, dtype=lib.float64)
-
-    d = lambda lib: lib.distributions  # noqa: E731
     normal = lambda lib: d(lib).Normal(t(lib, [[0.0, 1.0, 2.0]] * 2), t(lib, [[1.0] * 3] * 2))  # noqa: E731
     mvn = lambda lib: d(lib).MultivariateNormal(  # noqa: E731
         t(lib, [0.0, 0.0]), scale_tril=t(lib, [[1.0, 0.0], [0.5, 1.0]]))
@@ -326,7 +327,6 @@ def test_validation_can_be_turned_off() -> None:
 def _kl_pairs() -> list[tuple[str, Callable[[Any, dict], tuple[Any, Any]], dict]]:
     rng = np.random.default_rng(99)
     b = (2, 3)
-    d = lambda lib: lib.distributions  # noqa: E731
     low = rng.uniform(-1, 0, b)
     return [
         ("Normal", lambda lib, p: (d(lib).Normal(p["a"], p["s"]), d(lib).Normal(p["b"], p["t"])),
@@ -459,10 +459,6 @@ def test_reachable_as_aakaar_distributions() -> None:
 
 
 def _extras() -> list[tuple[str, Callable[[Any], Any]]]:
-    def t(lib: Any, values: Any) -> Any:
-        return lib.tensor(values, dtype=lib.float64)
-
-    d = lambda lib: lib.distributions  # noqa: E731
     return [
         ("Normal scalars log_prob", lambda lib: d(lib).Normal(0.5, 2.0).log_prob(t(lib, [0.1, 3.0]))),
         ("Normal broadcast value", lambda lib: d(lib).Normal(t(lib, [[0.0, 1.0, 2.0]] * 2), 1.5).log_prob(
