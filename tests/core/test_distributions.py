@@ -509,3 +509,32 @@ def test_scalar_parameters_give_an_empty_batch_in_the_default_dtype() -> None:
     normal = aakaar.distributions.Normal(0.0, 1.0)
     assert tuple(normal.batch_shape) == () and normal.sample((3,)).dtype == aakaar.get_default_dtype()
     assert tuple(aakaar.distributions.Bernoulli(0.3).sample().shape) == ()
+
+
+def test_a_vae_style_step_and_a_policy_gradient_reach_module_parameters() -> None:
+    """rsample + kl_divergence train a Gaussian towards a target; Categorical.log_prob trains a policy."""
+    aakaar.manual_seed(0)
+    d = aakaar.distributions
+    loc = aakaar.zeros(3, dtype=aakaar.float64, requires_grad=True)
+    log_scale = aakaar.zeros(3, dtype=aakaar.float64, requires_grad=True)
+    target = d.Normal(aakaar.tensor([1.0, -2.0, 0.5], dtype=aakaar.float64),
+                      aakaar.tensor([0.5, 2.0, 1.0], dtype=aakaar.float64))
+    opt = aakaar.optim.Adam([loc, log_scale], lr=0.05)
+    losses = []
+    for _ in range(200):
+        q = d.Normal(loc, log_scale.exp())
+        loss = d.kl_divergence(q, target).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    assert losses[-1] < 0.01 * losses[0]
+    np.testing.assert_allclose(to_np(loc), [1.0, -2.0, 0.5], atol=0.05)
+
+    policy = aakaar.nn.Linear(4, 3).double()
+    obs = aakaar.randn(8, 4, dtype=aakaar.float64)
+    dist = d.Categorical(logits=policy(obs))
+    actions = dist.sample()
+    assert tuple(actions.shape) == (8,) and not actions.requires_grad
+    (-(dist.log_prob(actions) * aakaar.ones(8, dtype=aakaar.float64)).mean() - 0.01 * dist.entropy().mean()).backward()
+    assert policy.weight.grad is not None and float(policy.weight.grad.abs().sum()) > 0
