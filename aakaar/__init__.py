@@ -201,7 +201,7 @@ def default_generator() -> Generator:
 # torch`. Imported last: each of them imports from the names defined above.
 # (aakaar.nn imports aakaar.nn.functional and aakaar.nn.init.)
 from . import data, nn, optim, profiler  # noqa: E402,F401
-from . import backends, func, random, utils  # noqa: E402,F401
+from . import backends, distributions, func, random, utils  # noqa: E402,F401
 from .autograd import functional as _autograd_functional  # noqa: E402,F401  (aakaar.autograd.functional)
 from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402,F401
 from .func import vmap  # noqa: E402,F401
