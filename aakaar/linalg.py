@@ -381,10 +381,12 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     L = _lapack(np.linalg.cholesky, lower_sym, what="cholesky")
     value = _back(L, A)
     if _tracking(A):
-        # dL = L Phi(L^-1 dA L^-T), Phi: lower triangle with the diagonal halved (of sym(dA) on tril)
+        # dL = L Phi(L^-1 dA L^-T), Phi: lower triangle with the diagonal halved. A is taken as the
+        # symmetric (A + A^T) / 2, equal to the matrix factorised when A is symmetric: its gradient
+        # is then symmetric, as PyTorch's (which symmetrises it), and a step along it keeps A so.
         Linv = _back(np.linalg.inv(L), A)
         Ld = value.detach()
-        S = A.tril() + A.tril(-1).transpose(-2, -1)
+        S = (A + A.transpose(-2, -1)) * 0.5
         M = Linv.matmul(S).matmul(Linv.transpose(-2, -1))
         phi = M.tril(-1) + _diag_embed(M.diagonal(0, -2, -1) * 0.5)
         value = _attach(value, Ld.matmul(phi))
