@@ -220,3 +220,7 @@ def default_generator() -> Generator:
 # torch`. Imported last: each of them imports from the names defined above.
 # (aakaar.nn imports aakaar.nn.functional and aakaar.nn.init.)
 from . import data, nn, optim, profiler  # noqa: E402,F401
+
+# torch's top-level functional forms (torch.conv2d, torch.dropout(input, p, train), torch.batch_norm, ...):
+# their own signatures, mapped onto aakaar.nn.functional (so imported after nn).
+from .torch_compat_functional import *  # noqa: E402,F401,F403

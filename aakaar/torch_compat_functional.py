@@ -1,0 +1,471 @@
+"""torch's top-level functional forms (``torch.conv2d``, ``torch.dropout``, ``torch.batch_norm``, ...).
+
+These are the ATen operators as torch exposes them at top level, and their signatures differ
+from ``torch.nn.functional``'s: ``torch.dropout(input, p, train)`` has no defaults,
+``torch.batch_norm`` takes weight and bias *before* the running statistics, the losses take
+``reduction`` as an int (0 none, 1 mean, 2 sum), ``torch.embedding`` takes the weight first,
+``torch.grid_sampler`` takes its modes as ints. Each function here maps those arguments onto the
+:mod:`aakaar.nn.functional` implementation; no kernel is duplicated.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from . import _C
+from ._C import Tensor
+from .autograd import no_grad
+from .creation import tensor as _tensor
+from .nn import functional as F
+from .nn import functional_norm as _Fnorm
+from .nn.rnn import _lstm_step, _rnn_step
+
+__all__ = [
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d", "convolution",
+    "max_pool1d", "max_pool2d", "max_pool3d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
+    "adaptive_max_pool1d", "dropout", "dropout_", "alpha_dropout", "alpha_dropout_", "feature_dropout",
+    "feature_dropout_", "feature_alpha_dropout", "feature_alpha_dropout_", "native_dropout", "batch_norm",
+    "native_batch_norm", "layer_norm", "native_layer_norm", "group_norm", "native_group_norm", "instance_norm",
+    "rms_norm", "embedding", "embedding_renorm_", "embedding_bag", "bilinear", "pixel_shuffle", "pixel_unshuffle",
+    "channel_shuffle", "native_channel_shuffle", "kl_div", "binary_cross_entropy_with_logits",
+    "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "triplet_margin_loss",
+    "poisson_nll_loss", "ctc_loss", "rrelu", "rrelu_", "constant_pad_nd", "grid_sampler", "grid_sampler_2d",
+    "grid_sampler_3d", "affine_grid_generator", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+]
+
+# ---- convolution: torch's top-level signatures are nn.functional's -------------------------------
+
+conv1d = F.conv1d
+conv2d = F.conv2d
+conv3d = F.conv3d
+conv_transpose1d = F.conv_transpose1d
+conv_transpose2d = F.conv_transpose2d
+conv_transpose3d = F.conv_transpose3d
+bilinear = F.bilinear
+pixel_shuffle = F.pixel_shuffle
+pixel_unshuffle = F.pixel_unshuffle
+channel_shuffle = F.channel_shuffle
+native_channel_shuffle = F.channel_shuffle
+avg_pool1d = F.avg_pool1d
+adaptive_avg_pool1d = F.adaptive_avg_pool1d
+
+
+def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int], padding: Sequence[int],
+                dilation: Sequence[int], transposed: bool, output_padding: Sequence[int], groups: int) -> Tensor:
+    """ATen's generic convolution: the weight's rank picks conv1d/2d/3d (or the transposed form)."""
+    if not isinstance(weight, Tensor):
+        raise TypeError(f"convolution(): argument 'weight' must be Tensor, not {type(weight).__name__}")
+    n = weight.ndim - 2
+    if n not in (1, 2, 3):
+        raise RuntimeError(f"convolution(): expected a weight of 3, 4 or 5 dims, got {weight.ndim}")
+    if transposed:
+        fn = (F.conv_transpose1d, F.conv_transpose2d, F.conv_transpose3d)[n - 1]
+        return fn(input, weight, bias, stride, padding, output_padding, groups, dilation)
+    fn = (F.conv1d, F.conv2d, F.conv3d)[n - 1]
+    return fn(input, weight, bias, stride, padding, dilation, groups)
+
+
+# ---- pooling: no return_indices argument at top level --------------------------------------------
+
+def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Tensor:
+    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Tensor:
+    return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+               ceil_mode: bool = False) -> Tensor:
+    return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
+
+
+def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
+                            ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any) -> tuple[Tensor, Tensor]:
+    """(values, indices): torch's top-level form always returns both."""
+    return F.adaptive_max_pool1d(input, output_size, True)
+
+
+# ---- dropout: (input, p, train), every argument required ------------------------------------------
+
+def _check_p(p: float) -> None:
+    if not 0.0 <= p <= 1.0:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.dropout(input, p, train)
+
+
+def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.dropout(input, p, train, inplace=True) if train else input
+
+
+def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.alpha_dropout(input, p, train)
+
+
+def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.feature_alpha_dropout(input, p, train)
+
+
+def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    _check_p(p)
+    return F.feature_alpha_dropout(input, p, train, inplace=True)
+
+
+def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zeroes whole channels (dim 1) of an (N, C, *) input of any rank >= 2, scaling the rest."""
+    _check_p(p)
+    if input.ndim < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    if not train or p == 0.0 or input.numel() == 0:
+        return input
+    if p == 1.0:
+        return input * 0.0
+    keep = _C.full(list(input.shape[:2]) + [1] * (input.ndim - 2), 1.0 - p, dtype=input.dtype,
+                   device=input.device)
+    return input * (_C.bernoulli(keep) * (1.0 / (1.0 - p)))
+
+
+def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    out = feature_dropout(input, p, train)
+    return input if out is input else input.copy_(out)
+
+
+def native_dropout(input: Tensor, p: float, train: bool | None) -> tuple[Tensor, Tensor]:
+    """(output, mask): the bool mask of kept elements (all True when not training)."""
+    _check_p(p)
+    if train is False:
+        return input.clone(), _C.full(list(input.shape), True, dtype=_C.dtype.bool, device=input.device)
+    if p == 1.0:
+        return input * 0.0, _C.full(list(input.shape), False, dtype=_C.dtype.bool, device=input.device)
+    keep = _C.full(list(input.shape), 1.0 - p, dtype=input.dtype, device=input.device)
+    mask = _C.bernoulli(keep)
+    return input * (mask * (1.0 / (1.0 - p))), mask.to(_C.dtype.bool)
+
+
+# ---- normalisation ----------------------------------------------------------------------------------
+
+def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+               running_var: Tensor | None, training: bool, momentum: float, eps: float,
+               cudnn_enabled: bool) -> Tensor:
+    """torch.batch_norm: weight and bias come before the running statistics (F.batch_norm's order
+    is the other way round); ``cudnn_enabled`` is accepted and has no effect."""
+    return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _batch_stats(input: Tensor, eps: float) -> tuple[Tensor, Tensor]:
+    dims = [0] + list(range(2, input.ndim))
+    mean = input.mean(dims)
+    var = input.var(dims, correction=0)
+    return mean, (var + eps).rsqrt()
+
+
+def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                      running_var: Tensor | None, training: bool, momentum: float,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, save_mean, save_invstd): the batch mean and 1/sqrt(biased var + eps) per channel when
+    training, empty tensors otherwise (as torch's CPU kernel)."""
+    out = F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+    if training:
+        mean, invstd = _batch_stats(input, eps)
+        return out, mean, invstd
+    empty = _C.empty([0], dtype=input.dtype, device=input.device)
+    return out, empty, empty.clone()
+
+
+def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None, bias: Tensor | None,
+                      eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, mean, rstd); mean and rstd keep the normalised dims as size 1."""
+    out = F.layer_norm(input, normalized_shape, weight, bias, eps)
+    dims = list(range(input.ndim - len(normalized_shape), input.ndim))
+    mean = input.mean(dims, keepdim=True)
+    rstd = (input.var(dims, correction=0, keepdim=True) + eps).rsqrt()
+    return out, mean, rstd
+
+
+def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
+               eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    return _Fnorm.group_norm(input, num_groups, weight, bias, eps)
+
+
+def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, N: int, C: int, HxW: int,
+                      group: int, eps: float) -> tuple[Tensor, Tensor, Tensor]:
+    """(output, mean, rstd), mean and rstd of shape (N, group)."""
+    if input.numel() != N * C * HxW:
+        raise RuntimeError(f"Expected input to have {N * C * HxW} elements (N={N}, C={C}, HxW={HxW}), "
+                           f"got {input.numel()}")
+    out = _Fnorm.group_norm(input, group, weight, bias, eps)
+    x = input.reshape([N, group, -1])
+    return out, x.mean([2]), (x.var([2], correction=0) + eps).rsqrt()
+
+
+def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
+                  running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
+                  cudnn_enabled: bool) -> Tensor:
+    return _Fnorm.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
+             eps: float | None = None) -> Tensor:
+    return _Fnorm.rms_norm(input, normalized_shape, weight, eps)
+
+
+# ---- embeddings ---------------------------------------------------------------------------------------
+
+def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad_by_freq: bool = False,
+              sparse: bool = False) -> Tensor:
+    """torch.embedding: the *weight* first; a negative ``padding_idx`` means none (ATen's rule)."""
+    if not isinstance(indices, Tensor) or indices.dtype not in (_C.dtype.int64, _C.dtype.int32):
+        got = indices.dtype if isinstance(indices, Tensor) else type(indices).__name__
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {got} instead")
+    if indices.dtype == _C.dtype.int32:
+        indices = indices.to(_C.dtype.int64)
+    try:
+        return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+                           scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
+    except IndexError as e:
+        raise IndexError(f"index out of range in self ({e})") from None
+
+
+def embedding_renorm_(weight: Tensor, indices: Tensor, max_norm: float, norm_type: float) -> Tensor:
+    """Rescales in place each row of ``weight`` named in ``indices`` whose norm exceeds max_norm."""
+    F._renorm_rows(weight, indices, max_norm, norm_type)
+    return weight
+
+
+_BAG_MODES = {0: "sum", 1: "mean", 2: "max"}
+
+
+def embedding_bag(weight: Tensor, indices: Tensor, offsets: Tensor, scale_grad_by_freq: bool = False,
+                  mode: int = 0, sparse: bool = False, per_sample_weights: Tensor | None = None,
+                  include_last_offset: bool = False,
+                  padding_idx: int | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """ATen's embedding_bag: (output, offset2bag, bag_size, max_indices); ``mode`` 0 sum, 1 mean, 2 max.
+
+    output is F.embedding_bag's. The other three are bookkeeping that torch's backward reads:
+    offset2bag (the bag of each index), bag_size (entries per bag, padding excluded) and, in max
+    mode, the row chosen for each output element. In sum mode with neither per-sample weights nor
+    padding_idx torch's CPU kernel leaves offset2bag empty and bag_size zero; so does this.
+    """
+    if mode not in _BAG_MODES:
+        raise RuntimeError(f"embedding_bag: mode must be 0 (sum), 1 (mean) or 2 (max), got {mode}")
+    if padding_idx is not None and padding_idx < 0:
+        padding_idx = None
+    out = F.embedding_bag(indices, weight, offsets, scale_grad_by_freq=scale_grad_by_freq, mode=_BAG_MODES[mode],
+                          sparse=sparse, per_sample_weights=per_sample_weights,
+                          include_last_offset=include_last_offset, padding_idx=padding_idx)
+    ids = [int(v) for v in indices.reshape([-1]).tolist()]
+    starts = [int(v) for v in offsets.tolist()]
+    n_bags, dim = out.shape[0], weight.shape[1]
+    if not include_last_offset:
+        starts = starts + [len(ids)]
+    bags = [[j for j in range(starts[b], min(starts[b + 1], len(ids))) if ids[j] != padding_idx]
+            for b in range(n_bags)]
+    idt, dev = indices.dtype, weight.device
+
+    def ints(values: list, shape: list) -> Tensor:
+        return _tensor(values, dtype=idt)._to_device(dev).reshape(shape) if values else _C.zeros(
+            shape, dtype=idt, device=dev)
+
+    zeros = ints([], [n_bags])
+    if mode == 0 and padding_idx is None and weight.dtype != _C.dtype.float64:
+        # torch's fast sum kernel (float, half, bfloat16) records no offset2bag
+        return out, ints([], [0]), zeros, zeros.clone()
+    offset2bag = [0] * len(ids)
+    for b in range(n_bags):
+        for j in range(starts[b], min(starts[b + 1], len(ids))):
+            offset2bag[j] = b
+    o2b = ints(offset2bag, [len(ids)])
+    if mode == 0:
+        return out, o2b, zeros, zeros.clone()
+    sizes = ints([len(bag) for bag in bags], [n_bags])
+    if mode == 1:
+        return out, o2b, sizes, sizes.clone()
+    best = []
+    with no_grad():
+        rows = weight.detach().index_select(0, indices.reshape([-1]).to(_C.dtype.int64))
+        for bag in bags:
+            if not bag:
+                best += [0] * dim
+                continue
+            sel = rows.index_select(0, _tensor(bag, dtype=_C.dtype.int64)._to_device(dev))
+            best += [ids[bag[int(k)]] for k in sel.argmax(0).tolist()]
+    return out, o2b, sizes, ints(best, [n_bags, dim])
+
+
+# ---- losses: reduction as an int ---------------------------------------------------------------------
+# The schemas say ``int reduction=Mean``, but torch's Python binding reads that default as 0: called
+# without a reduction, torch.kl_div, torch.ctc_loss, ... return the unreduced loss. So do these.
+
+_REDUCTIONS = {0: "none", 1: "mean", 2: "sum"}
+
+
+def _reduction(reduction: int) -> str:
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _REDUCTIONS[reduction]
+
+
+def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: bool = False) -> Tensor:
+    """ATen's kl_div: reduction 1 is the mean over every element (not 'batchmean'); no reduction by default."""
+    return F.kl_div(input, target, reduction=_reduction(reduction), log_target=log_target)
+
+
+def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
+                                     pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
+    return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
+                                              pos_weight=pos_weight)
+
+
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                          reduction: int = 0) -> Tensor:
+    return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
+    return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
+
+
+def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
+                        reduction: int = 0) -> Tensor:
+    return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
+
+
+def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
+                        eps: float = 1e-6, swap: bool = False, reduction: int = 0) -> Tensor:
+    return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
+
+
+def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
+                     reduction: int) -> Tensor:
+    return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
+
+
+def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
+             reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction), zero_infinity)
+
+
+# ---- activations, padding, sampling ---------------------------------------------------------------
+
+def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+          generator: _C.Generator | None = None) -> Tensor:
+    if generator is not None:
+        raise NotImplementedError("rrelu(): aakaar's rrelu draws from the default generator; generator= is "
+                                  "not supported")
+    return F.rrelu(input, lower, upper, training)
+
+
+def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
+           generator: _C.Generator | None = None) -> Tensor:
+    return input.copy_(rrelu(input, lower, upper, training, generator))
+
+
+def constant_pad_nd(input: Tensor, pad: Sequence[int], value: float = 0) -> Tensor:
+    """F.pad in constant mode (negative pads crop)."""
+    return F.pad(input, list(pad), "constant", value)
+
+
+_INTERPOLATION = {0: "bilinear", 1: "nearest", 2: "bicubic"}
+_PADDING = {0: "zeros", 1: "border", 2: "reflection"}
+
+
+def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                 align_corners: bool) -> Tensor:
+    """F.grid_sample with its modes as ints: interpolation 0 bilinear, 1 nearest, 2 bicubic; padding
+    0 zeros, 1 border, 2 reflection."""
+    if interpolation_mode not in _INTERPOLATION:
+        raise RuntimeError(f"grid_sampler(): expected interpolation_mode to be 0, 1 or 2, got {interpolation_mode}")
+    if padding_mode not in _PADDING:
+        raise RuntimeError(f"grid_sampler(): expected padding_mode to be 0, 1 or 2, got {padding_mode}")
+    return F.grid_sample(input, grid, _INTERPOLATION[interpolation_mode], _PADDING[padding_mode], align_corners)
+
+
+def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    if input.ndim != 4:
+        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
+                    align_corners: bool) -> Tensor:
+    if input.ndim != 5:
+        raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same number of dimensions, but got "
+                           f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
+    return grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners)
+
+
+def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:
+    return F.affine_grid(theta, list(size), align_corners)
+
+
+# ---- recurrent cells: nn's step functions ---------------------------------------------------------
+
+def _cell_input(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor) -> None:
+    """torch's checks (batched 2-d input only: dim 1 is read, so a 1-d input is an IndexError)."""
+    if input.ndim < 2:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-max(input.ndim, 1)}, "
+                         f"{max(input.ndim, 1) - 1}], but got 1)")
+    if input.shape[1] != w_ih.shape[1]:
+        raise RuntimeError(f"input has inconsistent input_size: got {input.shape[1]} expected {w_ih.shape[1]}")
+    if hx.ndim < 2 or hx.shape[0] != input.shape[0]:
+        raise RuntimeError(f"Input batch size {input.shape[0]} doesn't match hidden0 batch size "
+                           f"{hx.shape[0] if hx.ndim else 0}")
+    if hx.shape[1] != w_hh.shape[1]:
+        raise RuntimeError(f"hidden0 has inconsistent hidden_size: got {hx.shape[1]}, expected {w_hh.shape[1]}")
+
+
+def lstm_cell(input: Tensor, hx: Sequence[Tensor], w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+              b_hh: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """One LSTM step (gates i, f, g, o): returns (h', c')."""
+    if len(hx) != 2:
+        raise RuntimeError(f"lstm_cell: Expected hx to have 2 elements (h, c), got {len(hx)}")
+    h, c = hx
+    _cell_input(input, h, w_ih, w_hh)
+    return _lstm_step(F.linear(input, w_ih, b_ih), h, c, w_hh, b_hh, None)
+
+
+def gru_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+             b_hh: Tensor | None = None) -> Tensor:
+    """One GRU step (gates r, z, n)."""
+    _cell_input(input, hx, w_ih, w_hh)
+    return _rnn_step("GRU", F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def rnn_tanh_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:
+    """tanh(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    _cell_input(input, hx, w_ih, w_hh)
+    return _rnn_step("RNN_TANH", F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: Tensor | None = None,
+                  b_hh: Tensor | None = None) -> Tensor:
+    """relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
+    _cell_input(input, hx, w_ih, w_hh)
+    return _rnn_step("RNN_RELU", F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
