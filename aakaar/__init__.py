@@ -224,3 +224,7 @@ from . import data, nn, optim, profiler  # noqa: E402,F401
 # torch's top-level functional forms (torch.conv2d, torch.dropout(input, p, train), torch.batch_norm, ...):
 # their own signatures, mapped onto aakaar.nn.functional (so imported after nn).
 from .torch_compat_functional import *  # noqa: E402,F401,F403
+# torch's global switches (print options, determinism flags, default device, compile, ...) and its
+# remaining everyday functions (conj/real of real tensors, asarray, windows, *_copy views, geqrf, ...).
+from .torch_compat_config import *  # noqa: E402,F401,F403
+from .torch_compat_ops import *  # noqa: E402,F401,F403
