@@ -122,15 +122,13 @@ def frombuffer(buffer: Any, *, dtype: Any, count: int = -1, offset: int = 0, req
     return out.requires_grad_() if requires_grad else out
 
 
-def range(start: float = 0, end: float | None = None, step: float = 1, *, dtype: Any = None, device: Any = None,
-          requires_grad: bool = False, **kwargs: Any) -> Tensor:  # noqa: A001  (torch's name)
+def range(start: float, end: float, step: float = 1, *, dtype: Any = None, device: Any = None,
+          requires_grad: bool = False) -> Tensor:  # noqa: A001  (torch's name)
     """Deprecated in torch (warns, as torch): ``start, start + step, ..., end`` with ``end`` included;
     float32 unless told (even for integer arguments)."""
     warnings.warn("torch.range is deprecated and will be removed in a future release because its behavior is "
                   "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
                   "[start, end).", UserWarning, stacklevel=2)
-    if end is None:
-        start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if (step > 0 and end < start) or (step < 0 and end > start):
@@ -177,7 +175,7 @@ def _gradient_1d(x: Tensor, dim: int, coords: Tensor | float, edge_order: int) -
     else:
         first = (-(2 * h0 + h1) / (h0 * (h0 + h1)) * f[0] + (h0 + h1) / (h0 * h1) * f[1]
                  - h0 / (h1 * (h0 + h1)) * f[2])
-        last = (hp / (he * (hp + he)) * b[2] - (he + hp) / (hp * he) * b[1]
+        last = (he / (hp * (hp + he)) * b[2] - (he + hp) / (hp * he) * b[1]
                 + (2 * he + hp) / (he * (he + hp)) * b[0])
     return _C.cat([first, inner, last], dim)
 
@@ -287,14 +285,11 @@ def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0,
 # ---- norms -----------------------------------------------------------------------------------------
 
 def nuclear_norm(input: Tensor, dim: Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-    """The sum of singular values over the two dims ``dim``; without dim the input must be 2-d (torch's rule)."""
+    """The sum of singular values over the two dims ``dim`` (the last two by default)."""
     from . import linalg
 
     if dim is None:
-        if input.ndim != 2:
-            raise RuntimeError(f"Expected a tensor with 2 dimensions, but got a tensor with {input.ndim} "
-                               f"dimension{'s' if input.ndim != 1 else ''} instead.")
-        dim = (0, 1)
+        dim = (-2, -1)
     return linalg.matrix_norm(input, "nuc", tuple(dim), keepdim)
 
 
