@@ -228,3 +228,7 @@ from .torch_compat_functional import *  # noqa: E402,F401,F403
 # remaining everyday functions (conj/real of real tensors, asarray, windows, *_copy views, geqrf, ...).
 from .torch_compat_config import *  # noqa: E402,F401,F403
 from .torch_compat_ops import *  # noqa: E402,F401,F403
+# More of torch.Tensor's surface (layout, register_post_accumulate_grad_hook, dim_order, set_, ...).
+from . import tensor_compat as _tensor_compat  # noqa: E402
+from .tensor_compat import layout, strided  # noqa: E402,F401
+_tensor_compat.install()
