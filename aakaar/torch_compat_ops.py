@@ -434,3 +434,122 @@ def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[int], dim: int = 
 
 
 __all__ += ["alias_copy", "expand_copy", "slice_copy", "unbind_copy", "split_copy", "split_with_sizes_copy"]
+
+
+# ---- segment_reduce, low-rank SVD/PCA, to_dlpack ---------------------------------------------------------
+
+_SEGMENT_REDUCE = {"sum": "sum", "mean": "mean", "max": "amax", "amax": "amax", "min": "amin", "amin": "amin",
+                   "prod": "prod"}
+_SEGMENT_EMPTY = {"sum": 0.0, "mean": math.nan, "amax": -math.inf, "amin": math.inf, "prod": 1.0}
+
+
+def segment_reduce(data: Tensor, reduce: str, *, lengths: Tensor | None = None, indices: Tensor | None = None,
+                   offsets: Tensor | None = None, axis: int = 0, unsafe: bool = False,
+                   initial: float | None = None) -> Tensor:
+    """Reduces consecutive segments of ``data`` along ``axis`` (segment lengths given by 1-d ``lengths``
+    or ``offsets``): 'sum', 'mean', 'max'/'amax', 'min'/'amin' or 'prod'. An empty segment gives
+    ``initial`` (else 0, NaN, -inf, inf, 1); ``initial`` also joins every segment's reduction.
+    Batched (2-d or more) lengths are not supported."""
+    if reduce not in _SEGMENT_REDUCE:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    op = _SEGMENT_REDUCE[reduce]
+    if lengths is None and offsets is None:
+        raise RuntimeError("segment_reduce(): Either lengths or offsets must be defined.")
+    if indices is not None:
+        raise NotImplementedError("segment_reduce(): indices are not supported (torch's neither)")
+    if lengths is not None:
+        spec = [int(v) for v in lengths.reshape(-1).tolist()] if lengths.ndim == 1 else None
+        starts = [0] + list(np.cumsum(spec)[:-1]) if spec else []
+    else:
+        offs = [int(v) for v in offsets.reshape(-1).tolist()] if offsets.ndim == 1 else None
+        spec = [b - a for a, b in zip(offs, offs[1:])] if offs is not None else None
+        starts = offs[:-1] if offs is not None else []
+    if spec is None:
+        raise NotImplementedError("segment_reduce(): aakaar supports 1-d lengths/offsets only (no batched segments)")
+    axis = axis % data.ndim if data.ndim else 0
+    if axis != 0:
+        raise RuntimeError(f"segment_reduce(): Expected axis to be the last dimension of lengths but got {axis}.")
+    if not unsafe:
+        if any(n < 0 for n in spec):
+            raise RuntimeError("lengths contains negative value!")
+        if sum(spec) != data.shape[axis]:
+            raise RuntimeError("segment_reduce(): Expected all rows of lengths along axis to sum to "
+                               "data.size(lengths.dim()-1) when !unsafe.")
+    rows = []
+    empty_value = _SEGMENT_EMPTY[op] if initial is None else float(initial)
+    row_shape = list(data.shape[1:])
+    for start, n in zip(starts, spec):
+        if n == 0:
+            rows.append(_C.full(row_shape, empty_value, dtype=data.dtype, device=data.device))
+            continue
+        seg = data.narrow(0, int(start), n)
+        r = seg.sum([0]) if op == "mean" else getattr(seg, op)(0)
+        if initial is not None:
+            init = float(initial)
+            r = {"sum": lambda: r + init, "mean": lambda: r + init, "prod": lambda: r * init,
+                 "amax": lambda: r.clamp(min=init), "amin": lambda: r.clamp(max=init)}[op]()
+        if op == "mean":
+            r = r / n
+        rows.append(r)
+    if not rows:
+        return _C.empty([0] + row_shape, dtype=data.dtype, device=data.device)
+    return _C.stack(rows, 0)
+
+
+def _approximate_basis(A: Tensor, q: int, niter: int, M: Tensor | None) -> Tensor:
+    """An orthonormal basis Q (n x q) of A's range by randomized subspace iteration (Halko et al.,
+    torch's get_approximate_basis); R is drawn from aakaar's default generator."""
+    from . import linalg
+
+    R = _C.randn(list(A.shape[:-2]) + [A.shape[-1], q], dtype=A.dtype, device=A.device)
+    X = A.matmul(R) if M is None else A.matmul(R) - M.matmul(R)
+    Q = linalg.qr(X).Q
+    At = A.transpose(-2, -1)
+    Mt = M.transpose(-2, -1) if M is not None else None
+    for _ in builtins.range(niter):
+        X = At.matmul(Q) if Mt is None else At.matmul(Q) - Mt.matmul(Q)
+        Q = linalg.qr(X).Q
+        X = A.matmul(Q) if M is None else A.matmul(Q) - M.matmul(Q)
+        Q = linalg.qr(X).Q
+    return Q
+
+
+def svd_lowrank(A: Tensor, q: int | None = 6, niter: int = 2, M: Tensor | None = None) -> tuple[Tensor, ...]:
+    """(U, S, V) of a rank-``q`` approximation of ``A - M`` by randomized SVD (torch's algorithm;
+    exact when q >= rank). Random: results agree with torch's up to the basis drawn."""
+    from . import linalg
+
+    q = 6 if q is None else q
+    m, n = A.shape[-2], A.shape[-1]
+    if M is not None:
+        M = M.broadcast_to(list(A.shape))
+    if m < n:  # work on the transpose (tall), as torch does
+        U, S, V = svd_lowrank(A.transpose(-2, -1), q, niter, None if M is None else M.transpose(-2, -1))
+        return V, S, U
+    Q = _approximate_basis(A, q, niter, M)
+    B = Q.transpose(-2, -1).matmul(A if M is None else A - M)
+    U, S, Vh = linalg.svd(B, full_matrices=False)
+    return Q.matmul(U), S, Vh.transpose(-2, -1)
+
+
+def pca_lowrank(A: Tensor, q: int | None = None, center: bool = True, niter: int = 2) -> tuple[Tensor, ...]:
+    """(U, S, V) of a PCA of ``A`` (columns centred when ``center``) by svd_lowrank; q defaults to
+    min(6, m, n)."""
+    m, n = A.shape[-2], A.shape[-1]
+    if q is None:
+        q = min(6, m, n)
+    elif not (q >= 0 and q <= min(m, n)):
+        raise ValueError(f"q(={q}) must be non-negative integer and not greater than min(m, n)={min(m, n)}")
+    if niter < 0:
+        raise ValueError(f"niter(={niter}) must be non-negative integer")
+    if not center:
+        return svd_lowrank(A, q, niter)
+    return svd_lowrank(A - A.mean([-2], keepdim=True), q, niter)
+
+
+def to_dlpack(tensor: Tensor) -> Any:
+    """A DLPack capsule of the tensor (``tensor.__dlpack__()``), for from_dlpack."""
+    return tensor.__dlpack__()
+
+
+__all__ += ["segment_reduce", "svd_lowrank", "pca_lowrank", "to_dlpack"]

@@ -292,3 +292,63 @@ def test_geqrf_ormqr_bad_input():
     qa, taua = ak.from_numpy(q.numpy().copy()), ak.from_numpy(tau.numpy().copy())
     same_error(lambda: torch.ormqr(q, tau, torch.ones(3, 2, dtype=torch.float64)),
                lambda: ak.ormqr(qa, taua, ak.ones([3, 2], dtype=ak.float64)))
+
+
+# ---- segment_reduce, svd_lowrank, pca_lowrank, to_dlpack ---------------------------------------------------
+
+@pytest.mark.parametrize("reduce", ["sum", "mean", "max", "min", "prod", "amax", "amin"])
+@pytest.mark.parametrize("initial", [None, 2.0])
+def test_segment_reduce(reduce, initial):
+    a, t = pair((6, 3), 11, grad=True)
+    lengths = [2, 0, 3, 1]
+    got = ak.segment_reduce(a, reduce, lengths=ak.tensor(lengths), initial=initial)
+    want = torch.segment_reduce(t, reduce, lengths=torch.tensor(lengths), initial=initial)
+    same(got, want, rtol=1e-12)
+    same(ak.segment_reduce(a, reduce, offsets=ak.tensor([0, 2, 2, 5, 6]), initial=initial),
+         torch.segment_reduce(t, reduce, offsets=torch.tensor([0, 2, 2, 5, 6]), initial=initial), rtol=1e-12)
+    w = np.random.default_rng(3).standard_normal(tuple(want.shape))
+    mask = np.isfinite(want.detach().numpy())
+    (got * ak.from_numpy(w * mask)).nansum().backward()
+    (want * torch.from_numpy(w * mask)).nansum().backward()
+    same(a.grad, t.grad, rtol=1e-10, atol=1e-12)
+
+
+def test_segment_reduce_bad_input():
+    d_t, d_a = torch.ones(6, 2), ak.ones([6, 2])
+    same_error(lambda: torch.segment_reduce(d_t, "sum", lengths=torch.tensor([2, 1])),
+               lambda: ak.segment_reduce(d_a, "sum", lengths=ak.tensor([2, 1])))
+    same_error(lambda: torch.segment_reduce(d_t, "bad", lengths=torch.tensor([6])),
+               lambda: ak.segment_reduce(d_a, "bad", lengths=ak.tensor([6])))
+    same_error(lambda: torch.segment_reduce(d_t, "sum"), lambda: ak.segment_reduce(d_a, "sum"))
+    same_error(lambda: torch.segment_reduce(d_t, "sum", lengths=torch.tensor([7, -1])),
+               lambda: ak.segment_reduce(d_a, "sum", lengths=ak.tensor([7, -1])))
+
+
+@pytest.mark.parametrize("shape", [(8, 5), (5, 8), (2, 7, 4)])
+def test_svd_lowrank_is_exact_at_full_rank(shape):
+    a, t = pair(shape, 12)
+    q = min(shape[-2:])
+    U, S, V = ak.svd_lowrank(a, q=q)
+    _, S_t, _ = torch.svd_lowrank(t, q=q)
+    same(S, S_t, rtol=1e-10)
+    recon = U.matmul(ak.diag_embed(S)).matmul(V.transpose(-2, -1))
+    np.testing.assert_allclose(recon.numpy(), a.numpy(), atol=1e-10)
+    m_a, m_t = pair(shape[-1:], 13)
+    same(ak.svd_lowrank(a, q=q, M=m_a)[1], torch.svd_lowrank(t, q=q, M=m_t.expand(*shape))[1], rtol=1e-10)
+
+
+def test_pca_lowrank():
+    a, t = pair((10, 4), 14)
+    for center in (True, False):
+        U, S, V = ak.pca_lowrank(a, center=center)
+        _, S_t, V_t = torch.pca_lowrank(t, center=center)
+        same(S, S_t, rtol=1e-10)
+        np.testing.assert_allclose(np.abs(V.numpy()), np.abs(V_t.numpy()), rtol=1e-8)  # up to sign
+    same_error(lambda: torch.pca_lowrank(t, q=9), lambda: ak.pca_lowrank(a, q=9))
+
+
+def test_to_dlpack():
+    a = ak.arange(6.0).reshape([2, 3])
+    back = ak.from_dlpack(ak.to_dlpack(a))
+    np.testing.assert_array_equal(back.numpy(), a.numpy())
+    np.testing.assert_array_equal(torch.from_dlpack(ak.to_dlpack(a)).numpy(), a.numpy())
