@@ -133,6 +133,12 @@ def set_(self: Tensor, source: Tensor | None = None, storage_offset: int = 0, si
     return self
 
 
+def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
+    """What Module.load_state_dict loads into a parameter or buffer: ``other.detach()`` with
+    ``assign``, else ``self.copy_(other).detach()`` (torch's default)."""
+    return other.detach() if assign else self.copy_(other).detach()
+
+
 def _raise_no_storage(self: Tensor, *args: Any, **kwargs: Any) -> Any:
     raise NotImplementedError("aakaar has no Storage objects: a tensor's memory is reached through data_ptr(), "
                               "storage_offset(), stride() and numpy(); share it with views or set_(tensor)")
@@ -222,6 +228,7 @@ _METHODS = {
     "untyped_storage": _raise_no_storage,
     "dim_order": dim_order,
     "to_dense": to_dense,
+    "module_load": module_load,
     "const_data_ptr": lambda self: self.data_ptr(),
     "dense_dim": lambda self: self.ndim,
     "sparse_dim": lambda self: 0,

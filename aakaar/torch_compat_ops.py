@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import builtins
 import math
+import os
 import warnings
 from typing import Any, Callable, Sequence
 
@@ -553,3 +554,44 @@ def to_dlpack(tensor: Tensor) -> Any:
 
 
 __all__ += ["segment_reduce", "svd_lowrank", "pca_lowrank", "to_dlpack"]
+
+
+# ---- norm_except_dim, from_file --------------------------------------------------------------------------
+
+def norm_except_dim(v: Tensor, pow: float = 2, dim: int = 0) -> Tensor:
+    """The ``pow``-norm over every dim but ``dim`` (kept, the others size 1); dim -1: over all
+    (weight_norm's g)."""
+    from . import linalg
+
+    if dim == -1:
+        return linalg.vector_norm(v, pow)
+    d = dim % v.ndim
+    return linalg.vector_norm(v, pow, [i for i in builtins.range(v.ndim) if i != d], keepdim=True)
+
+
+def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype: Any = None, layout: Any = None,
+              device: Any = None, pin_memory: bool = False) -> Tensor:
+    """``size`` elements of ``dtype`` read from the start of a file; with ``shared=True`` the tensor
+    maps the file, so writes to it reach the file."""
+    dtype = dtype or _F32
+    if dtype.name not in _NP_DTYPES:
+        raise TypeError(f"from_file(): aakaar cannot read {dtype.name} from a file (numpy has no such type)")
+    npt = np.dtype(_NP_DTYPES[dtype.name])
+    mode = "read-write" if shared else "read-only"
+    try:
+        file_size = os.path.getsize(filename)
+    except OSError as e:
+        raise RuntimeError(f"unable to open file <{filename}> in {mode} mode: {e.strerror} ({e.errno})") from None
+    if size * npt.itemsize > file_size:
+        raise RuntimeError(f"file <{filename}> size <{file_size}> is smaller than the required mapping size "
+                           f"<{size * npt.itemsize}>")
+    if size == 0:
+        out = _C.empty([0], dtype=dtype)
+    elif shared:
+        out = _C.from_numpy(np.memmap(filename, dtype=npt, mode="r+", shape=(size,)))
+    else:
+        out = _C.from_numpy(np.fromfile(filename, dtype=npt, count=size))
+    return out if device is None else out.to(device=device)
+
+
+__all__ += ["norm_except_dim", "from_file"]

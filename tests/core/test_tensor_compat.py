@@ -244,3 +244,14 @@ def test_linear_algebra_methods():
     s_a, s_t = pair((2,), 4)
     np.testing.assert_array_equal(a.as_strided_scatter(s_a, [2], [3], 1).numpy(),
                                   t.as_strided_scatter(s_t, [2], [3], 1).numpy())
+
+
+def test_module_load():
+    a = ak.zeros([3])
+    other = ak.ones([3], requires_grad=True)
+    out = a.module_load(other)
+    assert out is not a and out is not other and not out.requires_grad
+    assert a.tolist() == [1.0, 1.0, 1.0]                        # copied into self
+    b = ak.zeros([3])
+    out = b.module_load(other, assign=True)
+    assert b.tolist() == [0.0, 0.0, 0.0] and out.tolist() == [1.0, 1.0, 1.0]

@@ -352,3 +352,28 @@ def test_to_dlpack():
     back = ak.from_dlpack(ak.to_dlpack(a))
     np.testing.assert_array_equal(back.numpy(), a.numpy())
     np.testing.assert_array_equal(torch.from_dlpack(ak.to_dlpack(a)).numpy(), a.numpy())
+
+
+def test_norm_except_dim():
+    a, t = pair((3, 4, 2), 15, grad=True)
+    for p, d in ((2, 0), (2, 1), (3, 2), (2, -1)):
+        same(ak.norm_except_dim(a, p, d), torch.norm_except_dim(t, p, d), rtol=1e-12)
+    ak.norm_except_dim(a, 2, 1).sum().backward()
+    torch.norm_except_dim(t, 2, 1).sum().backward()
+    same(a.grad, t.grad, rtol=1e-10)
+
+
+def test_from_file(tmp_path):
+    path = str(tmp_path / "values.bin")
+    np.arange(5, dtype=np.float32).tofile(path)
+    same(ak.from_file(path, size=3, dtype=ak.float32), torch.from_file(path, size=3, dtype=torch.float32))
+    same(ak.from_file(path, dtype=ak.float32), torch.from_file(path, dtype=torch.float32))
+    shared = ak.from_file(path, shared=True, size=5, dtype=ak.float32)
+    with ak.no_grad():
+        shared[0] = 9.0
+    del shared
+    assert np.fromfile(path, dtype=np.float32)[0] == 9.0              # written through to the file
+    same_error(lambda: torch.from_file(path, size=9, dtype=torch.float32),
+               lambda: ak.from_file(path, size=9, dtype=ak.float32))
+    missing = str(tmp_path / "missing.bin")
+    same_error(lambda: torch.from_file(missing, size=1), lambda: ak.from_file(missing, size=1))
