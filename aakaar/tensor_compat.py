@@ -140,6 +140,7 @@ def module_load(self: Tensor, other: Tensor, assign: bool = False) -> Tensor:
 
 
 def _raise_no_storage(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+    """Raises NotImplementedError: aakaar has no Storage objects (see the message for what to use)."""
     raise NotImplementedError("aakaar has no Storage objects: a tensor's memory is reached through data_ptr(), "
                               "storage_offset(), stride() and numpy(); share it with views or set_(tensor)")
 
@@ -210,6 +211,21 @@ def to_dense(self: Tensor, dtype: Any = None, *, masked_grad: bool | None = None
     return self if dtype is None or dtype == self.dtype else self.to(dtype)
 
 
+def const_data_ptr(self: Tensor) -> int:
+    """The address of the first element (data_ptr(); aakaar has no read-only tensors)."""
+    return self.data_ptr()
+
+
+def dense_dim(self: Tensor) -> int:
+    """Every dim of a dense tensor is dense: ndim (torch's answer for a strided tensor)."""
+    return self.ndim
+
+
+def sparse_dim(self: Tensor) -> int:
+    """0: aakaar's tensors are dense (torch's answer for a strided tensor)."""
+    return 0
+
+
 _PROPERTIES = {
     "layout": (lambda self: strided, "aakaar.strided: every aakaar tensor is dense, with strides."),
     "name": (lambda self: None, "None: aakaar has no named tensors."),
@@ -229,9 +245,9 @@ _METHODS = {
     "dim_order": dim_order,
     "to_dense": to_dense,
     "module_load": module_load,
-    "const_data_ptr": lambda self: self.data_ptr(),
-    "dense_dim": lambda self: self.ndim,
-    "sparse_dim": lambda self: 0,
+    "const_data_ptr": const_data_ptr,
+    "dense_dim": dense_dim,
+    "sparse_dim": sparse_dim,
 }
 
 

@@ -75,10 +75,12 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
 
 
 def are_deterministic_algorithms_enabled() -> bool:
+    """The flag set by use_deterministic_algorithms."""
     return _state["deterministic"]
 
 
 def is_deterministic_algorithms_warn_only_enabled() -> bool:
+    """The warn_only flag set by use_deterministic_algorithms."""
     return _state["warn_only"]
 
 
@@ -100,6 +102,7 @@ def set_deterministic_debug_mode(debug_mode: str | int) -> None:
 
 
 def get_deterministic_debug_mode() -> int:
+    """0 (off), 1 (warn) or 2 (error), from the determinism flags."""
     if not _state["deterministic"]:
         return 0
     return 1 if _state["warn_only"] else 2
@@ -147,6 +150,7 @@ _PRECISIONS = ("highest", "high", "medium")
 
 
 def get_float32_matmul_precision() -> str:
+    """The recorded precision: 'highest' (the default), 'high' or 'medium'."""
     return _state["matmul_precision"]
 
 
@@ -179,6 +183,7 @@ def is_anomaly_enabled() -> bool:
 
 
 def is_anomaly_check_nan_enabled() -> bool:
+    """False: aakaar's autograd engine has no anomaly mode."""
     return False
 
 
@@ -226,6 +231,7 @@ def set_warn_always(b: bool) -> None:
 
 
 def is_warn_always_enabled() -> bool:
+    """The flag set by set_warn_always."""
     return _state["warn_always"]
 
 

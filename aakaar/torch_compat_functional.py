@@ -69,21 +69,25 @@ def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequ
 
 def max_pool1d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False) -> Tensor:
+    """Max pooling of (N, C, L) or (C, L); stride defaults to kernel_size (no return_indices at top level)."""
     return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool2d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False) -> Tensor:
+    """Max pooling of (N, C, H, W) or (C, H, W); stride defaults to kernel_size."""
     return F.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
 def max_pool3d(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                ceil_mode: bool = False) -> Tensor:
+    """Max pooling of (N, C, D, H, W) or (C, D, H, W); stride defaults to kernel_size."""
     return F.max_pool3d(input, kernel_size, stride or None, padding, dilation, ceil_mode)
 
 
 def max_pool1d_with_indices(input: Tensor, kernel_size: Any, stride: Any = (), padding: Any = 0, dilation: Any = 1,
                             ceil_mode: bool = False) -> tuple[Tensor, Tensor]:
+    """(values, indices) of max_pool1d; indices are positions along L."""
     return F.max_pool1d(input, kernel_size, stride, padding, dilation, ceil_mode, True)
 
 
@@ -100,31 +104,37 @@ def _check_p(p: float) -> None:
 
 
 def dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Zeroes each element with probability p, scaling the rest by 1/(1-p), when train (p in [0, 1])."""
     _check_p(p)
     return F.dropout(input, p, train)
 
 
 def dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place dropout; returns input."""
     _check_p(p)
     return F.dropout(input, p, train, inplace=True) if train else input
 
 
 def alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout (keeps SELU's mean and variance) when train."""
     _check_p(p)
     return F.alpha_dropout(input, p, train)
 
 
 def alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place alpha_dropout; returns input."""
     _check_p(p)
     return F.alpha_dropout(input, p, train, inplace=True)
 
 
 def feature_alpha_dropout(input: Tensor, p: float, train: bool) -> Tensor:
+    """Alpha dropout of whole channels (dim 1) when train."""
     _check_p(p)
     return F.feature_alpha_dropout(input, p, train)
 
 
 def feature_alpha_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place feature_alpha_dropout; returns input."""
     _check_p(p)
     return F.feature_alpha_dropout(input, p, train, inplace=True)
 
@@ -144,6 +154,7 @@ def feature_dropout(input: Tensor, p: float, train: bool) -> Tensor:
 
 
 def feature_dropout_(input: Tensor, p: float, train: bool) -> Tensor:
+    """In-place feature_dropout; returns input."""
     out = feature_dropout(input, p, train)
     return input if out is input else input.copy_(out)
 
@@ -192,6 +203,7 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
+    """Normalises over the last len(normalized_shape) dims (biased variance); cudnn_enable has no effect."""
     return F.layer_norm(input, normalized_shape, weight, bias, eps)
 
 
@@ -207,6 +219,7 @@ def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Te
 
 def group_norm(input: Tensor, num_groups: int, weight: Tensor | None = None, bias: Tensor | None = None,
                eps: float = 1e-5, cudnn_enabled: bool = True) -> Tensor:
+    """Normalises each group of channels of (N, C, *) over its channels and positions; cudnn_enabled has no effect."""
     return _Fnorm.group_norm(input, num_groups, weight, bias, eps)
 
 
@@ -224,11 +237,13 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
+    """Normalises each channel of each sample over its positions (torch's order: weight, bias, running stats)."""
     return _Fnorm.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
 def rms_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
              eps: float | None = None) -> Tensor:
+    """input / sqrt(mean(input ** 2) + eps) * weight over the last len(normalized_shape) dims."""
     return _Fnorm.rms_norm(input, normalized_shape, weight, eps)
 
 
@@ -336,36 +351,43 @@ def kl_div(input: Tensor, target: Tensor, reduction: int = 0, *, log_target: boo
 
 def binary_cross_entropy_with_logits(input: Tensor, target: Tensor, weight: Tensor | None = None,
                                      pos_weight: Tensor | None = None, reduction: int = 0) -> Tensor:
+    """BCE of sigmoid(input) against target (weight, pos_weight); reduction 0 none, 1 mean, 2 sum."""
     return F.binary_cross_entropy_with_logits(input, target, weight, reduction=_reduction(reduction),
                                               pos_weight=pos_weight)
 
 
 def cosine_embedding_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                           reduction: int = 0) -> Tensor:
+    """1 - cos(x1, x2) for target 1, max(0, cos - margin) for -1; int reduction."""
     return F.cosine_embedding_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 def hinge_embedding_loss(input: Tensor, target: Tensor, margin: float = 1.0, reduction: int = 0) -> Tensor:
+    """x for target 1, max(0, margin - x) for -1; int reduction."""
     return F.hinge_embedding_loss(input, target, margin, reduction=_reduction(reduction))
 
 
 def margin_ranking_loss(input1: Tensor, input2: Tensor, target: Tensor, margin: float = 0.0,
                         reduction: int = 0) -> Tensor:
+    """max(0, -target * (x1 - x2) + margin); int reduction."""
     return F.margin_ranking_loss(input1, input2, target, margin, reduction=_reduction(reduction))
 
 
 def triplet_margin_loss(anchor: Tensor, positive: Tensor, negative: Tensor, margin: float = 1.0, p: float = 2.0,
                         eps: float = 1e-6, swap: bool = False, reduction: int = 0) -> Tensor:
+    """max(0, margin + d(a, p) - d(a, n)) with the p-norm distance; int reduction."""
     return F.triplet_margin_loss(anchor, positive, negative, margin, p, eps, swap, reduction=_reduction(reduction))
 
 
 def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool, full: bool, eps: float,
                      reduction: int) -> Tensor:
+    """Poisson negative log-likelihood (every argument required, as torch's top-level form); int reduction."""
     return F.poisson_nll_loss(input, target, log_input, full, eps=eps, reduction=_reduction(reduction))
 
 
 def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_lengths: Any, blank: int = 0,
              reduction: int = 0, zero_infinity: bool = False) -> Tensor:
+    """Connectionist Temporal Classification loss; int reduction (0 gives each sample's loss)."""
     return F.ctc_loss(log_probs, targets, input_lengths, target_lengths, blank, _reduction(reduction), zero_infinity)
 
 
@@ -373,6 +395,7 @@ def ctc_loss(log_probs: Tensor, targets: Tensor, input_lengths: Any, target_leng
 
 def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
           generator: _C.Generator | None = None) -> Tensor:
+    """Leaky ReLU with a slope drawn from U(lower, upper) in training, (lower + upper) / 2 otherwise."""
     if generator is not None:
         raise NotImplementedError("rrelu(): aakaar's rrelu draws from the default generator; generator= is "
                                   "not supported")
@@ -381,6 +404,7 @@ def rrelu(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, trainin
 
 def rrelu_(input: Tensor, lower: float = 1.0 / 8, upper: float = 1.0 / 3, training: bool = False,
            generator: _C.Generator | None = None) -> Tensor:
+    """In-place rrelu; returns input."""
     return input.copy_(rrelu(input, lower, upper, training, generator))
 
 
@@ -406,6 +430,7 @@ def grid_sampler(input: Tensor, grid: Tensor, interpolation_mode: int, padding_m
 
 def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
                     align_corners: bool) -> Tensor:
+    """grid_sampler for 4-d input (N, C, H, W)."""
     if input.ndim != 4:
         raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -414,6 +439,7 @@ def grid_sampler_2d(input: Tensor, grid: Tensor, interpolation_mode: int, paddin
 
 def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, padding_mode: int,
                     align_corners: bool) -> Tensor:
+    """grid_sampler for 5-d input (N, C, D, H, W)."""
     if input.ndim != 5:
         raise RuntimeError(f"grid_sampler(): expected 5D input and grid with same number of dimensions, but got "
                            f"input with sizes {list(input.shape)} and grid with sizes {list(grid.shape)}")
@@ -421,6 +447,7 @@ def grid_sampler_3d(input: Tensor, grid: Tensor, interpolation_mode: int, paddin
 
 
 def affine_grid_generator(theta: Tensor, size: Sequence[int], align_corners: bool) -> Tensor:
+    """The sampling grid of affine maps theta for an output of ``size`` (F.affine_grid)."""
     return F.affine_grid(theta, list(size), align_corners)
 
 

@@ -32,30 +32,37 @@ _F32, _F64 = _C.dtype.float32, _C.dtype.float64
 # ---- conjugation of real tensors: the tensor itself (torch's rule for non-complex dtypes) --------------
 
 def conj(input: Tensor) -> Tensor:
+    """The tensor itself: aakaar's dtypes are real (torch's conj of a real tensor)."""
     return input.conj()
 
 
 def conj_physical(input: Tensor) -> Tensor:
+    """A copy of the tensor (the conjugate of real values is themselves)."""
     return input.conj_physical()
 
 
 def conj_physical_(input: Tensor) -> Tensor:
+    """In place: nothing to change for real values; returns input."""
     return input.conj_physical_()
 
 
 def resolve_conj(input: Tensor) -> Tensor:
+    """The tensor itself (no conjugate bit on real tensors)."""
     return input.resolve_conj()
 
 
 def resolve_neg(input: Tensor) -> Tensor:
+    """The tensor itself (aakaar has no lazy negation bit)."""
     return input.resolve_neg()
 
 
 def is_conj(input: Tensor) -> bool:
+    """False: aakaar's tensors are real."""
     return input.is_conj()
 
 
 def is_neg(input: Tensor) -> bool:
+    """False: aakaar has no lazy negation bit."""
     return input.is_neg()
 
 
@@ -251,18 +258,21 @@ def _window(name: str, window_length: int, periodic: bool, dtype: Any, device: A
 
 def hann_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                 device: Any = None, requires_grad: bool = False) -> Tensor:
+    """0.5 - 0.5 cos(2 pi k / (N - 1)); periodic: computed for window_length + 1 and the last dropped."""
     return _window("hann_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, n: 0.5 - 0.5 * (k * (2 * math.pi / (n - 1))).cos())
 
 
 def hamming_window(window_length: int, periodic: bool = True, alpha: float = 0.54, beta: float = 0.46, *,
                    dtype: Any = None, layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """alpha - beta cos(2 pi k / (N - 1)); periodic as hann_window."""
     return _window("hamming_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, n: alpha - beta * (k * (2 * math.pi / (n - 1))).cos())
 
 
 def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, requires_grad: bool = False) -> Tensor:
+    """0.42 - 0.5 cos(2 pi k / (N - 1)) + 0.08 cos(4 pi k / (N - 1)); periodic as hann_window."""
     def shape(k: Tensor, n: int) -> Tensor:
         a = k * (2 * math.pi / (n - 1))
         return 0.42 - 0.5 * a.cos() + 0.08 * (a * 2).cos()
@@ -271,12 +281,14 @@ def blackman_window(window_length: int, periodic: bool = True, *, dtype: Any = N
 
 def bartlett_window(window_length: int, periodic: bool = True, *, dtype: Any = None, layout: Any = None,
                     device: Any = None, requires_grad: bool = False) -> Tensor:
+    """The triangular window 1 - |2k / (N - 1) - 1|; periodic as hann_window."""
     return _window("bartlett_window", window_length, periodic, dtype, device, requires_grad,
                    lambda k, n: 1 - (k * (2.0 / (n - 1)) - 1).abs())
 
 
 def kaiser_window(window_length: int, periodic: bool = True, beta: float = 12.0, *, dtype: Any = None,
                   layout: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+    """I0(beta sqrt(1 - (2k / (N - 1) - 1) ** 2)) / I0(beta); periodic as hann_window."""
     def shape(k: Tensor, n: int) -> Tensor:
         r = k * (2.0 / (n - 1)) - 1
         return (((1 - r * r).clamp(min=0.0)).sqrt() * beta).i0() / float(np.i0(beta))
@@ -295,6 +307,7 @@ def nuclear_norm(input: Tensor, dim: Sequence[int] | None = None, keepdim: bool 
 
 
 def frobenius_norm(input: Tensor, dim: Sequence[int], keepdim: bool = False) -> Tensor:
+    """The 2-norm of the elements over ``dim`` (at most two dims)."""
     from . import linalg
 
     dims = [dim] if isinstance(dim, int) else list(dim)
@@ -407,28 +420,34 @@ __all__ += [f"{_v}_copy" for _v in _VIEWS]
 
 
 def alias_copy(input: Tensor) -> Tensor:
+    """A copy of input in new memory (torch's alias_copy)."""
     return input.clone()
 
 
 def expand_copy(input: Tensor, size: Sequence[int], *, implicit: bool = False) -> Tensor:
+    """input.expand(size) copied into new, contiguous memory."""
     return input.expand(list(size)).clone().contiguous()
 
 
 def slice_copy(input: Tensor, dim: int = 0, start: int | None = None, end: int | None = None,
                step: int = 1) -> Tensor:
+    """input[start:end:step] along dim, copied into new memory."""
     d = dim % input.ndim if input.ndim else 0
     return input[(slice(None),) * d + (slice(start, end, step),)].clone().contiguous()
 
 
 def unbind_copy(input: Tensor, dim: int = 0) -> tuple[Tensor, ...]:
+    """The slices of unbind(dim), each copied into new memory."""
     return tuple(t.clone() for t in input.unbind(dim))
 
 
 def split_copy(input: Tensor, split_size: int | Sequence[int], dim: int = 0) -> list[Tensor]:
+    """The pieces of split(split_size, dim), each copied into new memory."""
     return [t.clone().contiguous() for t in input.split(split_size, dim)]
 
 
 def split_with_sizes_copy(input: Tensor, split_sizes: Sequence[int], dim: int = 0) -> list[Tensor]:
+    """The pieces of split(split_sizes, dim), each copied into new memory."""
     if isinstance(split_sizes, int):
         raise TypeError("split_with_sizes_copy(): argument 'split_sizes' must be tuple of ints, not int")
     return split_copy(input, list(split_sizes), dim)

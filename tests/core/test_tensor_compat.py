@@ -228,7 +228,8 @@ def test_dim_order_ambiguity_check():
                 x_a.dim_order(ambiguity_check=True)
         else:
             assert x_a.dim_order(ambiguity_check=True) == want
-    same_error(lambda: torch.ones(2).dim_order(ambiguity_check="x"), lambda: ak.ones([2]).dim_order(ambiguity_check="x"))
+    same_error(lambda: torch.ones(2).dim_order(ambiguity_check="x"),
+               lambda: ak.ones([2]).dim_order(ambiguity_check="x"))
 
 
 # ---- methods of the new top-level functions --------------------------------------------------------------

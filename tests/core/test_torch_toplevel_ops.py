@@ -178,6 +178,7 @@ def test_window_parameters_and_bad_input():
 
 # ---- norms ---------------------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore:at::.*is deprecated")  # torch's own deprecation of both
 def test_nuclear_and_frobenius_norm():
     a, t = pair((3, 4), grad=True)
     same(ak.nuclear_norm(a), torch.nuclear_norm(t), rtol=1e-10)
@@ -199,7 +200,8 @@ def test_nuclear_and_frobenius_norm():
 COPIES = [
     ("view_copy", ([6, 2],)), ("expand_copy", ([2, 3, 4],)), ("permute_copy", ([1, 0],)),
     ("transpose_copy", (0, 1)), ("t_copy", ()), ("squeeze_copy", ()), ("unsqueeze_copy", (1,)),
-    ("select_copy", (1, 2)), ("slice_copy", (1, 1, 3)), ("diagonal_copy", (1,)), ("as_strided_copy", ([2, 2], [1, 3], 1)),
+    ("select_copy", (1, 2)), ("slice_copy", (1, 1, 3)), ("diagonal_copy", (1,)),
+    ("as_strided_copy", ([2, 2], [1, 3], 1)),
     ("detach_copy", ()), ("alias_copy", ()), ("unbind_copy", (1,)), ("split_copy", (2, 1)),
     ("split_with_sizes_copy", ([1, 3], 1)), ("unfold_copy", (1, 2, 1)),
 ]
