@@ -178,7 +178,7 @@ def test_window_parameters_and_bad_input():
 
 # ---- norms ---------------------------------------------------------------------------------------------
 
-@pytest.mark.filterwarnings("ignore:at::.*is deprecated")  # torch's own deprecation of both
+@pytest.mark.filterwarnings("ignore:.*is deprecated and it is just left for JIT")  # torch deprecates both
 def test_nuclear_and_frobenius_norm():
     a, t = pair((3, 4), grad=True)
     same(ak.nuclear_norm(a), torch.nuclear_norm(t), rtol=1e-10)
