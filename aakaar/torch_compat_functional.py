@@ -496,3 +496,75 @@ def rnn_relu_cell(input: Tensor, hx: Tensor, w_ih: Tensor, w_hh: Tensor, b_ih: T
     """relu(x W_ih^T + b_ih + h W_hh^T + b_hh)."""
     _cell_input(input, hx, w_ih, w_hh)
     return _rnn_step("RNN_RELU", F.linear(input, w_ih, b_ih), hx, w_hh, b_hh)
+
+
+# ---- whole-sequence recurrent functions: nn's RNNBase._run on a flat parameter list -----------------------
+
+class _FlatRNN:
+    """What RNNBase._run reads from its module (mode, layers, directions, dropout, training and each
+    layer's weights), taken from torch's flat ``params`` list: per layer and direction w_ih, w_hh,
+    then b_ih, b_hh with has_biases, then LSTM's w_hr when the list has room for it."""
+
+    def __init__(self, mode: str, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+                 train: bool, bidirectional: bool) -> None:
+        self.mode, self.num_layers, self.dropout, self.training = mode, num_layers, dropout, train
+        self.bidirectional = bidirectional
+        groups = num_layers * (2 if bidirectional else 1)
+        per = 4 if has_biases else 2
+        if len(params) == groups * (per + 1) and mode == "LSTM":
+            per += 1
+        elif len(params) != groups * per:
+            raise RuntimeError(f"got an incorrect number of RNN parameters: expected {groups * per} for "
+                               f"{num_layers} layer(s){' x 2 directions' if bidirectional else ''} "
+                               f"(has_biases={has_biases}), got {len(params)}")
+        self._groups = [list(params[i * per:(i + 1) * per]) for i in range(groups)]
+        self._has_biases, self._proj = has_biases, per in (3, 5)
+
+    def _layer_params(self, layer: int, direction: int) -> tuple:
+        g = self._groups[layer * (2 if self.bidirectional else 1) + direction]
+        b_ih, b_hh = (g[2], g[3]) if self._has_biases else (None, None)
+        return g[0], g[1], b_ih, b_hh, (g[-1] if self._proj else None)
+
+
+def _run_sequence(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, params: Sequence[Tensor],
+                  has_biases: bool, num_layers: int, dropout: float, train: bool, bidirectional: bool,
+                  batch_first: bool) -> tuple[Tensor, Tensor, Tensor | None]:
+    from .nn.rnn import RNNBase
+
+    if not isinstance(input, Tensor) or not isinstance(h0, Tensor):
+        raise NotImplementedError(f"{mode.lower()}: the packed form (data, batch_sizes, ...) is not supported; "
+                                  "use nn.utils.rnn.PackedSequence with the nn module")
+    if input.ndim != 3:  # torch reads dim 1 (an IndexError for 2-d input) and refuses others
+        exc = IndexError if input.ndim < 2 or h0.ndim < 2 else RuntimeError
+        raise exc(f"{mode.lower()}: Expected input to be 3-D (sequence, batch, feature), got {input.ndim}-D")
+    x = input.transpose(0, 1) if batch_first else input
+    flat = _FlatRNN(mode, params, has_biases, num_layers, dropout, train, bidirectional)
+    out, h_n, c_n = RNNBase._run(flat, x, h0, c0)  # type: ignore[arg-type]
+    return (out.transpose(0, 1) if batch_first else out), h_n, c_n
+
+
+def lstm(input: Tensor, hx: Sequence[Tensor], params: Sequence[Tensor], has_biases: bool, num_layers: int,
+         dropout: float, train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor, Tensor]:
+    """torch.lstm: (output, h_n, c_n) of a multi-layer LSTM with hx = [h_0, c_0] and torch's flat params."""
+    if len(hx) != 2:
+        raise RuntimeError(f"lstm expects two hidden states, got {len(hx)}")
+    return _run_sequence("LSTM", input, hx[0], hx[1], params, has_biases, num_layers, dropout, train,
+                         bidirectional, batch_first)
+
+
+def _single_state(mode: str) -> Any:
+    def fn(input: Tensor, hx: Tensor, params: Sequence[Tensor], has_biases: bool, num_layers: int, dropout: float,
+           train: bool, bidirectional: bool, batch_first: bool) -> tuple[Tensor, Tensor]:
+        out, h_n, _ = _run_sequence(mode, input, hx, None, params, has_biases, num_layers, dropout, train,
+                                    bidirectional, batch_first)
+        return out, h_n
+    name = {"GRU": "gru", "RNN_TANH": "rnn_tanh", "RNN_RELU": "rnn_relu"}[mode]
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"torch.{name}: (output, h_n) of a multi-layer {mode} with torch's flat params list."
+    return fn
+
+
+gru = _single_state("GRU")
+rnn_tanh = _single_state("RNN_TANH")
+rnn_relu = _single_state("RNN_RELU")
+__all__ += ["lstm", "gru", "rnn_tanh", "rnn_relu"]

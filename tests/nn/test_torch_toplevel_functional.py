@@ -384,3 +384,36 @@ def test_recurrent_cell_bad_input():
         torch.gru_cell(torch.randn(4, 3), torch.randn(2, 5), torch.randn(15, 3), torch.randn(15, 5))
     with pytest.raises(want.type):
         ak.gru_cell(ak.randn(4, 3), ak.randn(2, 5), ak.randn(15, 3), ak.randn(15, 5))
+
+
+@pytest.mark.parametrize("name,gates", [("lstm", 4), ("gru", 3), ("rnn_tanh", 1), ("rnn_relu", 1)])
+@pytest.mark.parametrize("bidirectional", [False, True])
+@pytest.mark.parametrize("has_biases,batch_first", [(True, False), (False, True)])
+def test_sequence_rnn_functions(name, gates, bidirectional, has_biases, batch_first):
+    L, N, H_in, H, layers = 4, 3, 5, 6, 2
+    dirs = 2 if bidirectional else 1
+    params = []
+    for layer in range(layers):
+        for _ in range(dirs):
+            params += [R(gates * H, H_in if layer == 0 else H * dirs), R(gates * H, H)]
+            if has_biases:
+                params += [R(gates * H), R(gates * H)]
+    x = R(N, L, H_in) if batch_first else R(L, N, H_in)
+    h0 = R(layers * dirs, N, H)
+    hx = [h0, R(layers * dirs, N, H)] if name == "lstm" else h0
+    check(name, [x, hx, params, has_biases, layers, 0.0, False, bidirectional, batch_first], rtol=1e-9, atol=1e-9)
+
+
+def test_lstm_with_projection():
+    L, N, H_in, H, P = 3, 2, 4, 5, 3
+    params = [R(4 * H, H_in), R(4 * H, P), R(4 * H), R(4 * H), R(P, H)]
+    check("lstm", [R(L, N, H_in), [R(1, N, P), R(1, N, H)], params, True, 1, 0.0, False, False, False],
+          rtol=1e-9, atol=1e-9)
+
+
+def test_sequence_rnn_bad_params():
+    x, h = torch.randn(3, 2, 4), torch.randn(1, 2, 5)
+    with pytest.raises(RuntimeError) as want:
+        torch.gru(x, h, [torch.randn(15, 4)], True, 1, 0.0, False, False, False)
+    with pytest.raises(want.type):
+        ak.gru(_to_ak(x, False), _to_ak(h, False), [ak.randn(15, 4)], True, 1, 0.0, False, False, False)
