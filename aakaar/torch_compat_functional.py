@@ -534,8 +534,8 @@ def _run_sequence(mode: str, input: Tensor, h0: Tensor, c0: Tensor | None, param
     if not isinstance(input, Tensor) or not isinstance(h0, Tensor):
         raise NotImplementedError(f"{mode.lower()}: the packed form (data, batch_sizes, ...) is not supported; "
                                   "use nn.utils.rnn.PackedSequence with the nn module")
-    if input.ndim != 3:  # torch reads dim 1 (an IndexError for 2-d input) and refuses others
-        exc = IndexError if input.ndim < 2 or h0.ndim < 2 else RuntimeError
+    if input.ndim != 3:  # torch indexes past the last dim of a smaller input (an IndexError)
+        exc = IndexError if input.ndim < 3 else RuntimeError
         raise exc(f"{mode.lower()}: Expected input to be 3-D (sequence, batch, feature), got {input.ndim}-D")
     x = input.transpose(0, 1) if batch_first else input
     flat = _FlatRNN(mode, params, has_biases, num_layers, dropout, train, bidirectional)

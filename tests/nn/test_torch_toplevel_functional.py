@@ -417,3 +417,11 @@ def test_sequence_rnn_bad_params():
         torch.gru(x, h, [torch.randn(15, 4)], True, 1, 0.0, False, False, False)
     with pytest.raises(want.type):
         ak.gru(_to_ak(x, False), _to_ak(h, False), [ak.randn(15, 4)], True, 1, 0.0, False, False, False)
+
+
+def test_sequence_rnn_2d_input():
+    args = ([torch.randn(15, 4), torch.randn(15, 5)], False, 1, 0.0, False, False, False)
+    with pytest.raises(Exception) as want:
+        torch.gru(torch.randn(3, 4), torch.randn(1, 5), *args)
+    with pytest.raises(want.type):
+        ak.gru(ak.randn(3, 4), ak.randn(1, 5), [ak.randn(15, 4), ak.randn(15, 5)], *args[1:])
