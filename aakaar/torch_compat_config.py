@@ -27,7 +27,7 @@ __all__ = [
     "set_float32_matmul_precision", "is_inference", "is_inference_mode_enabled", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "get_num_interop_threads", "set_num_interop_threads",
     "init_num_threads", "set_flush_denormal", "set_warn_always", "is_warn_always_enabled", "compile", "typename",
-    "is_storage",
+    "is_storage", "is_distributed",
 ]
 
 _PROFILES = {
@@ -267,6 +267,11 @@ def typename(obj: Any) -> str:
     if qual is None:
         module, qual = type(obj).__module__, type(obj).__qualname__
     return qual if module in ("", "builtins") else f"{module}.{qual}"
+
+
+def is_distributed(input: Tensor) -> bool:
+    """False: aakaar has no distributed tensors."""
+    return False
 
 
 def is_storage(obj: Any) -> bool:

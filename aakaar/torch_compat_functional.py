@@ -30,7 +30,8 @@ __all__ = [
     "channel_shuffle", "native_channel_shuffle", "kl_div", "binary_cross_entropy_with_logits",
     "cosine_embedding_loss", "hinge_embedding_loss", "margin_ranking_loss", "triplet_margin_loss",
     "poisson_nll_loss", "ctc_loss", "rrelu", "rrelu_", "constant_pad_nd", "grid_sampler", "grid_sampler_2d",
-    "grid_sampler_3d", "affine_grid_generator", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+    "grid_sampler_3d", "affine_grid_generator", "conv_tbc", "batch_norm_update_stats", "lstm_cell", "gru_cell",
+    "rnn_tanh_cell", "rnn_relu_cell",
 ]
 
 # ---- convolution: torch's top-level signatures are nn.functional's -------------------------------
@@ -48,6 +49,21 @@ channel_shuffle = F.channel_shuffle
 native_channel_shuffle = F.channel_shuffle
 avg_pool1d = F.avg_pool1d
 adaptive_avg_pool1d = F.adaptive_avg_pool1d
+
+
+def conv_tbc(input: Tensor, weight: Tensor, bias: Tensor, pad: int = 0) -> Tensor:
+    """1-d convolution in (time, batch, channel) layout: input (T, B, C_in), weight (K, C_in, C_out),
+    bias (C_out,) -> (T', B, C_out); conv1d on the permuted tensors."""
+    if input.ndim != 3:
+        raise RuntimeError(f"Input must have 3 dims: time, batch, in_channel, got {input.ndim}")
+    if weight.ndim != 3:
+        raise RuntimeError(f"Weight tensor must have 3 dims: kernel_width, in_channels, out_channels, got "
+                           f"{weight.ndim}")
+    if input.shape[2] != weight.shape[1]:
+        raise RuntimeError(f"Input dim 2 (input channels) is not == dim 1 in the weight tensor "
+                           f"({input.shape[2]} != {weight.shape[1]})")
+    out = F.conv1d(input.permute(1, 2, 0), weight.permute(2, 1, 0), bias, 1, pad)
+    return out.permute(2, 0, 1)
 
 
 def convolution(input: Tensor, weight: Tensor, bias: Tensor | None, stride: Sequence[int], padding: Sequence[int],
@@ -199,6 +215,22 @@ def native_batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
         return out, mean, invstd
     empty = _C.empty([0], dtype=input.dtype, device=input.device)
     return out, empty, empty.clone()
+
+
+def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None, running_var: Tensor | None,
+                            momentum: float) -> tuple[Tensor, Tensor]:
+    """(mean, biased var) per channel (dim 1) of an (N, C, *) input; the running statistics, when
+    given, are updated in place with momentum (the unbiased variance, as batch_norm does)."""
+    dims = [0] + list(range(2, input.ndim))
+    with no_grad():
+        x = input.detach()
+        mean, var = x.mean(dims), x.var(dims, correction=0)
+        count = input.numel() // input.shape[1]
+        if running_mean is not None:
+            running_mean.mul_(1.0 - momentum).add_(mean * momentum)
+        if running_var is not None:
+            running_var.mul_(1.0 - momentum).add_(var * (momentum * count / max(count - 1, 1)))
+    return mean, var
 
 
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,

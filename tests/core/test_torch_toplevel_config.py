@@ -156,3 +156,4 @@ def test_typename_and_is_storage():
     assert ak.typename(3) == torch.typename(3) == "int"
     assert ak.typename(ak.nn.Linear).endswith(".Linear") and ak.typename(ak.nn.Linear).startswith("aakaar.nn")
     assert ak.is_storage(ak.zeros([1])) is torch.is_storage(torch.zeros(1)) is False
+    assert ak.is_distributed(ak.zeros([1])) is torch.is_distributed(torch.zeros(1)) is False

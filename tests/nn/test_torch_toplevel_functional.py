@@ -425,3 +425,23 @@ def test_sequence_rnn_2d_input():
         torch.gru(torch.randn(3, 4), torch.randn(1, 5), *args)
     with pytest.raises(want.type):
         ak.gru(ak.randn(3, 4), ak.randn(1, 5), [ak.randn(15, 4), ak.randn(15, 5)], *args[1:])
+
+
+def test_conv_tbc():
+    check("conv_tbc", [R(7, 2, 3), R(3, 3, 4), R(4)])
+    check("conv_tbc", [R(7, 2, 3), R(2, 3, 5), R(5), 1])
+    with pytest.raises(RuntimeError):
+        torch.conv_tbc(torch.randn(7, 2, 3), torch.randn(3, 4, 4), torch.randn(4))
+    with pytest.raises(RuntimeError):
+        ak.conv_tbc(ak.randn(7, 2, 3), ak.randn(3, 4, 4), ak.randn(4))
+
+
+def test_batch_norm_update_stats():
+    x = R(4, 3, 5, grad=False)
+    rm_t, rv_t = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    rm_a, rv_a = ak.zeros([3], dtype=ak.float64), ak.ones([3], dtype=ak.float64)
+    want = torch.batch_norm_update_stats(x, rm_t, rv_t, 0.1)
+    got = ak.batch_norm_update_stats(_to_ak(x, False), rm_a, rv_a, 0.1)
+    for g, w in zip(got + (rm_a, rv_a), want + (rm_t, rv_t)):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
+    check("batch_norm_update_stats", [x, None, None, 0.3], grad=False)
