@@ -193,8 +193,29 @@ def batch_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, runnin
                running_var: Tensor | None, training: bool, momentum: float, eps: float,
                cudnn_enabled: bool) -> Tensor:
     """torch.batch_norm: weight and bias come before the running statistics (F.batch_norm's order
-    is the other way round); ``cudnn_enabled`` is accepted and has no effect."""
+    is the other way round); ``cudnn_enabled`` is accepted and has no effect. Unlike F.batch_norm
+    (and as ATen), one value per channel in training is allowed: the output is the bias."""
+    if not training and (running_mean is None or running_var is None):
+        raise RuntimeError(f"running_{'mean' if running_mean is None else 'var'} must be defined in evaluation mode")
+    if training and input.ndim >= 2 and input.shape[1] and input.numel() // input.shape[1] == 1:
+        return _single_value_norm(input, weight, bias, [0] + list(range(2, input.ndim)), running_mean,
+                                  running_var, momentum, eps)
     return F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps)
+
+
+def _single_value_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, dims: list, running_mean: Any,
+                       running_var: Any, momentum: float, eps: float) -> Tensor:
+    """Normalising one value: centred it is 0 (gradient 0), so the output is the bias; the running
+    variance, whose unbiased estimate divides by n - 1 = 0, becomes NaN (torch's results)."""
+    mean = input.mean(dims, keepdim=True)
+    out = _Fnorm._affine((input - mean) * (eps ** -0.5), weight, bias, input.ndim)
+    with no_grad():
+        if running_mean is not None:
+            per_channel = mean.detach().reshape([-1, input.shape[1]]).mean([0])
+            running_mean.mul_(1.0 - momentum).add_(per_channel * momentum)
+        if running_var is not None:
+            running_var.fill_(float("nan"))
+    return out
 
 
 def _batch_stats(input: Tensor, eps: float) -> tuple[Tensor, Tensor]:
@@ -233,15 +254,24 @@ def batch_norm_update_stats(input: Tensor, running_mean: Tensor | None, running_
     return mean, var
 
 
+def _check_normalized_shape(input: Tensor, normalized_shape: Any) -> list:
+    shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+    if not shape or input.ndim < len(shape) or list(input.shape[input.ndim - len(shape):]) != shape:
+        raise RuntimeError(f"Given normalized_shape={shape}, expected input with shape [*, "
+                           f"{', '.join(str(v) for v in shape)}], but got input of size{list(input.shape)}")
+    return shape
+
+
 def layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None = None,
                bias: Tensor | None = None, eps: float = 1e-5, cudnn_enable: bool = True) -> Tensor:
     """Normalises over the last len(normalized_shape) dims (biased variance); cudnn_enable has no effect."""
-    return F.layer_norm(input, normalized_shape, weight, bias, eps)
+    return F.layer_norm(input, _check_normalized_shape(input, normalized_shape), weight, bias, eps)
 
 
 def native_layer_norm(input: Tensor, normalized_shape: Sequence[int], weight: Tensor | None, bias: Tensor | None,
                       eps: float) -> tuple[Tensor, Tensor, Tensor]:
     """(output, mean, rstd); mean and rstd keep the normalised dims as size 1."""
+    normalized_shape = _check_normalized_shape(input, normalized_shape)
     out = F.layer_norm(input, normalized_shape, weight, bias, eps)
     dims = list(range(input.ndim - len(normalized_shape), input.ndim))
     mean = input.mean(dims, keepdim=True)
@@ -269,7 +299,11 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
 def instance_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None, running_mean: Tensor | None,
                   running_var: Tensor | None, use_input_stats: bool, momentum: float, eps: float,
                   cudnn_enabled: bool) -> Tensor:
-    """Normalises each channel of each sample over its positions (torch's order: weight, bias, running stats)."""
+    """Normalises each channel of each sample over its positions (torch's order: weight, bias, running stats).
+    As ATen (unlike F.instance_norm), one position per channel is allowed: the output is the bias."""
+    if use_input_stats and input.ndim >= 3 and input.numel() == input.shape[0] * input.shape[1]:
+        return _single_value_norm(input, weight, bias, list(range(2, input.ndim)), running_mean, running_var,
+                                  momentum, eps)
     return _Fnorm.instance_norm(input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
 
 
@@ -291,7 +325,8 @@ def embedding(weight: Tensor, indices: Tensor, padding_idx: int = -1, scale_grad
     if indices.dtype == _C.dtype.int32:
         indices = indices.to(_C.dtype.int64)
     try:
-        return F.embedding(indices, weight, padding_idx if padding_idx >= 0 else None,
+        # (a padding_idx past the table matches no index: ATen ignores it)
+        return F.embedding(indices, weight, padding_idx if 0 <= padding_idx < weight.shape[0] else None,
                            scale_grad_by_freq=scale_grad_by_freq, sparse=sparse)
     except IndexError as e:
         raise IndexError(f"index out of range in self ({e})") from None

@@ -445,3 +445,29 @@ def test_batch_norm_update_stats():
     for g, w in zip(got + (rm_a, rv_a), want + (rm_t, rv_t)):
         np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=1e-12)
     check("batch_norm_update_stats", [x, None, None, 0.3], grad=False)
+
+
+def test_norms_where_aten_differs_from_nn_functional():
+    """ATen's forms allow what F refuses (one value per channel in training, a padding_idx past the
+    table) and raise RuntimeError where F raises ValueError."""
+    rm_t, rv_t = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    rm_a, rv_a = ak.zeros([3], dtype=ak.float64), ak.ones([3], dtype=ak.float64)
+    x, w, b = R(1, 3), R(3), R(3)
+    check("batch_norm", [x, w, b, None, None, True, 0.1, 1e-5, False])
+    torch.batch_norm(x, w, b, rm_t, rv_t, True, 0.1, 1e-5, False)
+    ak.batch_norm(_to_ak(x, False), _to_ak(w, False), _to_ak(b, False), rm_a, rv_a, True, 0.1, 1e-5, False)
+    np.testing.assert_allclose(rm_a.numpy(), rm_t.numpy(), rtol=1e-12)
+    np.testing.assert_array_equal(np.isnan(rv_a.numpy()), np.isnan(rv_t.numpy()))
+    check("instance_norm", [R(2, 3, 1), R(3), R(3), None, None, True, 0.1, 1e-5, False])
+    check("embedding", [R(5, 3), torch.tensor([1, 2]), 7])
+    for fn_t, fn_a in (
+        (lambda: torch.batch_norm(torch.randn(4, 3), None, None, None, None, False, 0.1, 1e-5, False),
+         lambda: ak.batch_norm(ak.randn(4, 3), None, None, None, None, False, 0.1, 1e-5, False)),
+        (lambda: torch.layer_norm(torch.randn(4, 3), [4]), lambda: ak.layer_norm(ak.randn(4, 3), [4])),
+        (lambda: torch.native_layer_norm(torch.randn(4, 3), [4], None, None, 1e-5),
+         lambda: ak.native_layer_norm(ak.randn(4, 3), [4], None, None, 1e-5)),
+    ):
+        with pytest.raises(RuntimeError) as want:
+            fn_t()
+        with pytest.raises(want.type):
+            fn_a()
