@@ -291,8 +291,11 @@ def native_group_norm(input: Tensor, weight: Tensor | None, bias: Tensor | None,
     if input.numel() != N * C * HxW:
         raise RuntimeError(f"Expected input to have {N * C * HxW} elements (N={N}, C={C}, HxW={HxW}), "
                            f"got {input.numel()}")
+    x = input.reshape([N, group, (C // group) * HxW if group else 0])
+    if input.numel() == 0:  # an empty batch: empty output and statistics
+        empty = _C.empty([N, group], dtype=input.dtype, device=input.device)
+        return input.clone(), empty, empty.clone()
     out = _Fnorm.group_norm(input, group, weight, bias, eps)
-    x = input.reshape([N, group, -1])
     return out, x.mean([2]), (x.var([2], correction=0) + eps).rsqrt()
 
 

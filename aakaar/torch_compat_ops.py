@@ -191,6 +191,8 @@ def _gradient_1d(x: Tensor, dim: int, coords: Tensor | float, edge_order: int) -
 def gradient(input: Tensor, *, spacing: Any = 1, dim: Any = None, edge_order: int = 1) -> tuple[Tensor, ...]:
     """The derivative estimate along each dim in ``dim`` (all by default), as numpy.gradient:
     ``spacing`` a scalar, one scalar per dim, or one coordinate tensor per dim."""
+    if spacing is None:
+        spacing = 1
     if edge_order not in (1, 2):
         raise RuntimeError(f"torch.gradient only supports edge_order=1 and edge_order=2.")
     dims = list(builtins.range(input.ndim)) if dim is None else ([dim] if isinstance(dim, int) else list(dim))
@@ -356,6 +358,8 @@ def geqrf(input: Tensor) -> tuple[Tensor, Tensor]:
         raise RuntimeError(f"geqrf: Expected a floating point tensor (float32 or float64), got {input.dtype.name}")
     a = input.detach().cpu().numpy()
     lead, (m, n) = a.shape[:-2], a.shape[-2:]
+    if a.size == 0:  # nothing to factor (numpy's qr refuses empty matrices)
+        return input.detach().clone(), _C.zeros(list(lead) + [min(m, n)], dtype=input.dtype, device=input.device)
     flat = a.reshape((-1, m, n))
     outs, taus = [], []
     for mat in flat:

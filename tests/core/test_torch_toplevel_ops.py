@@ -379,3 +379,15 @@ def test_from_file(tmp_path):
                lambda: ak.from_file(path, size=9, dtype=ak.float32))
     missing = str(tmp_path / "missing.bin")
     same_error(lambda: torch.from_file(missing, size=1), lambda: ak.from_file(missing, size=1))
+
+
+def test_empty_and_default_edge_cases():
+    for shape in ((5, 0), (0, 3), (2, 0, 4)):
+        a, t = pair(shape)
+        qa, ta = ak.geqrf(a)
+        qt, tt = torch.geqrf(t)
+        same(qa, qt)
+        same(ta, tt)
+    a, t = pair((5, 4), 3)
+    for g, w in zip(ak.gradient(a, spacing=None, dim=None), torch.gradient(t, spacing=None, dim=None)):
+        same(g, w)

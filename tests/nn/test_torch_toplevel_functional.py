@@ -471,3 +471,8 @@ def test_norms_where_aten_differs_from_nn_functional():
             fn_t()
         with pytest.raises(want.type):
             fn_a()
+
+
+def test_empty_batches():
+    check("native_group_norm", [R(0, 4, 3), R(4), R(4), 0, 4, 3, 2, 1e-5], grad=False)
+    check("bilinear", [R(0, 3), R(0, 4), R(5, 3, 4), R(5)])
