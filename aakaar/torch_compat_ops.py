@@ -618,3 +618,23 @@ def from_file(filename: str, shared: bool | None = None, size: int = 0, *, dtype
 
 
 __all__ += ["norm_except_dim", "from_file"]
+
+
+# ---- torch's top-level signatures of functions aakaar had with fewer arguments ---------------------------
+
+def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001  (torch's name)
+    """Rounds half to even, to ``decimals`` places (Tensor.round)."""
+    return input.round(decimals=decimals)
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """exp(x) / sum(exp(x)) along dim, computed in ``dtype`` when given (torch.softmax)."""
+    return input.softmax(dim, dtype)
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """log(softmax(x)) along dim, computed in ``dtype`` when given (torch.log_softmax)."""
+    return input.log_softmax(dim, dtype)
+
+
+__all__ += ["round", "softmax", "log_softmax"]
