@@ -15,6 +15,7 @@ from collections import OrderedDict
 from typing import Any
 
 from . import _C
+from ._arg_aliases import accept_numpy_names
 from ._C import Tensor
 
 __all__ = ["layout", "strided"]
@@ -283,8 +284,9 @@ def install() -> None:
         Tensor.round._takes_decimals = True
     for name in ("softmax", "log_softmax"):
         if not getattr(getattr(Tensor, name), "_takes_dtype", False):
-            setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
-            getattr(Tensor, name)._takes_dtype = True
+            method = accept_numpy_names(_with_dtype(getattr(Tensor, name)))  # axis= as before
+            method._takes_dtype = True
+            setattr(Tensor, name, method)
 
     for name, (getter, doc) in _PROPERTIES.items():
         setattr(Tensor, name, property(getter, doc=doc))

@@ -15,8 +15,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _C
+from ._arg_aliases import accept_numpy_names
 from ._C import Tensor
-from .autograd import no_grad
 from .creation import tensor as _tensor
 
 __all__ = [
@@ -627,11 +627,13 @@ def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001  (torch'
     return input.round(decimals=decimals)
 
 
+@accept_numpy_names
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """exp(x) / sum(exp(x)) along dim, computed in ``dtype`` when given (torch.softmax)."""
     return input.softmax(dim, dtype)
 
 
+@accept_numpy_names
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """log(softmax(x)) along dim, computed in ``dtype`` when given (torch.log_softmax)."""
     return input.log_softmax(dim, dtype)
