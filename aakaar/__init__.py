@@ -43,6 +43,7 @@ from ._C import (  # noqa: F401  (re-exported API)
     where,
     zeros,
 )
+from .size import Size  # noqa: F401,E402  (the type of Tensor.shape, as torch.Size)
 from . import autograd, cuda  # noqa: F401
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._tensor import install_methods as _install_methods
@@ -220,6 +221,14 @@ def default_generator() -> Generator:
 # torch`. Imported last: each of them imports from the names defined above.
 # (aakaar.nn imports aakaar.nn.functional and aakaar.nn.init.)
 from . import data, nn, optim, profiler  # noqa: E402,F401
+from . import backends, func, random, utils  # noqa: E402,F401
+from .autograd import functional as _autograd_functional  # noqa: E402,F401  (aakaar.autograd.functional)
+from .autograd.grad_mode import inference_mode, is_inference_mode_enabled  # noqa: E402,F401
+from .func import vmap  # noqa: E402,F401
+from . import integer_matmul as _integer_matmul  # noqa: E402
+
+_integer_matmul.install(globals())  # integer mm/bmm/mv/dot/matmul, as torch computes them on the CPU
+from .random import fork_rng as _fork_rng, manual_seed  # noqa: E402,F401  (returns the generator, as torch)
 
 # torch's top-level functional forms (torch.conv2d, torch.dropout(input, p, train), torch.batch_norm, ...):
 # their own signatures, mapped onto aakaar.nn.functional (so imported after nn).

@@ -303,8 +303,10 @@ def lcm(input: Tensor, other: Tensor) -> Tensor:
 
 
 def _torch_name(dt: Any) -> str:
+    """PyTorch's ScalarType name of a dtype, as its error messages print it."""
     return {"float32": "Float", "float64": "Double", "float16": "Half", "bfloat16": "BFloat16",
-            "bool": "Bool"}.get(dt.name, dt.name)
+            "bool": "Bool", "int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char",
+            "uint8": "Byte"}.get(dt.name, dt.name)
 
 
 def _inplace(fn):

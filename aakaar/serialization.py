@@ -54,6 +54,7 @@ import math
 import os
 import struct
 import tempfile
+import warnings
 import zlib
 from collections import OrderedDict
 from typing import Any, BinaryIO
@@ -365,9 +366,58 @@ def _decode(node: Any, tensors: list[Tensor], where: str) -> Any:
     raise _fail(where, f"unknown node tag {tag!r}")
 
 
-def load(f: str | os.PathLike | BinaryIO) -> Any:
+def load(f: str | os.PathLike | BinaryIO, map_location: Any = None, pickle_module: Any = None, *,
+         weights_only: bool | None = None, mmap: bool | None = None, **pickle_load_args: Any) -> Any:
     """Reads an object written by :func:`save`. Raises :class:`SerializationError` (a ValueError)
-    for a file that is truncated, corrupt, of another format or with an unknown dtype."""
+    for a file that is truncated, corrupt, of another format or with an unknown dtype.
+
+    PyTorch's arguments: the file holds no code, so every load is what ``weights_only=True`` asks
+    for (and ``False`` changes nothing). Tensors are saved from and read to the CPU;
+    ``map_location`` (``"cpu"``, ``"cuda"``, an ``aakaar.device``, or a dict whose ``"cpu"`` entry
+    names the target) moves them after reading. ``pickle_module`` and a callable map_location have
+    no meaning for this format and are refused; ``mmap=True`` reads the file into memory (said in a
+    warning)."""
+    if pickle_module is not None or pickle_load_args:
+        raise TypeError("aakaar.load: the file format holds no pickle, so pickle_module and pickle load "
+                        "arguments do not apply")
+    if mmap:
+        warnings.warn("aakaar.load: mmap=True is not supported; the file is read into memory", UserWarning,
+                      stacklevel=2)
+    target = _map_location_target(map_location)
+    loaded = _load_on_cpu(f)
+    return loaded if target is None else _to_device(loaded, target)
+
+
+def _map_location_target(map_location: Any) -> Any:
+    """The device tensors go to (None: stay on the CPU, where the file's tensors are read)."""
+    if map_location is None:
+        return None
+    if isinstance(map_location, dict):
+        return _map_location_target(map_location.get("cpu"))
+    if isinstance(map_location, (str, _C.device)):
+        device = _C.device(map_location) if isinstance(map_location, str) else map_location
+        return None if device.type == "cpu" else device
+    if callable(map_location):
+        raise NotImplementedError("aakaar.load: a callable map_location (storage, location) is not supported: "
+                                  "aakaar files have no storages; pass a device such as 'cpu' or 'cuda'")
+    raise TypeError(f"aakaar.load: map_location must be a str, an aakaar.device or a dict, not "
+                    f"{type(map_location).__name__}")
+
+
+def _to_device(obj: Any, device: Any) -> Any:
+    """obj with every tensor in it moved to device (containers rebuilt as they were)."""
+    if isinstance(obj, Tensor):
+        moved = obj.detach().to(device)
+        return moved.requires_grad_(True) if obj.requires_grad else moved
+    if isinstance(obj, dict):
+        return type(obj)((k, _to_device(v, device)) for k, v in obj.items())
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_to_device(v, device) for v in obj)
+    return obj
+
+
+def _load_on_cpu(f: str | os.PathLike | BinaryIO) -> Any:
+    """load() without map_location: the object as the file holds it, tensors on the CPU."""
     if hasattr(f, "read"):
         raw, where = f.read(), "<stream>"
     else:

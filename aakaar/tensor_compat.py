@@ -15,7 +15,6 @@ from collections import OrderedDict
 from typing import Any
 
 from . import _C
-from ._arg_aliases import accept_numpy_names
 from ._C import Tensor
 
 __all__ = ["layout", "strided"]
@@ -252,41 +251,9 @@ _METHODS = {
 }
 
 
-def _with_decimals(round_: Any) -> Any:
-    def round(self: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
-        """Rounds half to even; with ``decimals``, to that many decimal places (negative: to tens,
-        hundreds, ...), as torch: round(x * 10**d) / 10**d (x / 10**-d for d < 0) in x's dtype."""
-        if decimals == 0:
-            return round_(self)
-        if not self.dtype.is_floating_point:
-            raise NotImplementedError(f'"round_cpu" not implemented for {self.dtype.name} with decimals')
-        if decimals > 0:
-            scale = 10.0 ** decimals
-            return round_(self * scale) / scale
-        scale = 10.0 ** -decimals
-        return round_(self / scale) * scale
-    return round
-
-
-def _with_dtype(op: Any) -> Any:
-    def method(self: Tensor, dim: int, dtype: Any = None) -> Tensor:
-        return op(self.to(dtype) if dtype is not None else self, dim)
-    method.__name__ = method.__qualname__ = op.__name__
-    method.__doc__ = (op.__doc__ or "") + "\n\nWith ``dtype``, the input is converted to it first (torch's argument)."
-    return method
-
-
 def install() -> None:
     from . import torch_compat_ops as ops
 
-    if not getattr(Tensor.round, "_takes_decimals", False):
-        Tensor.round = _with_decimals(Tensor.round)
-        Tensor.round._takes_decimals = True
-    for name in ("softmax", "log_softmax"):
-        if not getattr(getattr(Tensor, name), "_takes_dtype", False):
-            method = accept_numpy_names(_with_dtype(getattr(Tensor, name)))  # axis= as before
-            method._takes_dtype = True
-            setattr(Tensor, name, method)
 
     for name, (getter, doc) in _PROPERTIES.items():
         setattr(Tensor, name, property(getter, doc=doc))

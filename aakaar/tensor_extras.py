@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import builtins
 import math
-from typing import Any, NamedTuple, Sequence
+from typing import Any, Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -390,12 +390,60 @@ def share_memory_(self: Tensor) -> Tensor:
         "t = aakaar.from_numpy(numpy.ndarray(shape, dtype, buffer=shm.buf)) (t uses shm's memory)")
 
 
+_round_to_integer = Tensor.round
+
+
+def round(self: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001
+    """Rounds half to even, to ``decimals`` decimal places (negative: to tens, hundreds...), as
+    torch computes it: ``round(x * 10**d) / 10**d``, or ``round(x / 10**-d) * 10**-d`` when d < 0."""
+    if not isinstance(decimals, int) or isinstance(decimals, bool):
+        raise TypeError(f"round(): argument 'decimals' must be int, not {type(decimals).__name__}")
+    if decimals == 0:
+        return _round_to_integer(self)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"round_cpu" not implemented for \'{_torch_dtype_name(self.dtype)}\'')
+    if decimals > 0:
+        scale = 10.0 ** decimals
+        return _round_to_integer(self * scale) / scale
+    scale = 10.0 ** -decimals
+    return _round_to_integer(self / scale) * scale
+
+
+def _torch_dtype_name(dtype: object) -> str:
+    """PyTorch's name of a dtype in its kernels' messages: 'Long', 'Int', 'Bool'..."""
+    names = {"int64": "Long", "int32": "Int", "int16": "Short", "int8": "Char", "uint8": "Byte", "bool": "Bool"}
+    short = str(dtype).rsplit(".", 1)[-1]
+    return names.get(short, short)
+
+
+def __format__(self: Tensor, format_spec: str) -> str:
+    """A 0-d tensor formats as its number (``f"{loss:.4f}"``), as torch's; others as objects do."""
+    if self.dim() == 0:
+        return self.item().__format__(format_spec)
+    return object.__format__(self, format_spec)
+
+
+def _with_dtype(method: Callable[..., Tensor]) -> Callable[..., Tensor]:
+    """``method`` with torch's keyword ``dtype``: the input is cast to it first (so an integer
+    tensor's mean or a float32 product in float64 are taken in that type)."""
+
+    def with_dtype(self: Tensor, *args: Any, dtype: Any = None, **kwargs: Any) -> Tensor:
+        return method(self if dtype is None else self.to(dtype), *args, **kwargs)
+
+    with_dtype.__name__ = with_dtype.__qualname__ = method.__name__
+    with_dtype.__doc__ = method.__doc__
+    return with_dtype
+
+
 def install() -> None:
     """Tensor methods: angle, histogram, igamma(c)(_), nonzero_static, resize_, resize_as_, the unsafe
     splits, prelu, pin_memory, share_memory_."""
     for fn in (angle, histogram, igamma, igammac, nonzero_static, resize_, resize_as_, unsafe_chunk, unsafe_split,
-               unsafe_split_with_sizes, prelu, pin_memory, share_memory_):
+               unsafe_split_with_sizes, prelu, pin_memory, share_memory_, round):
         setattr(Tensor, fn.__name__, fn)
+    Tensor.__format__ = __format__
+    for name in ("prod", "mean", "softmax", "log_softmax"):
+        setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))
     Tensor.igammac_ = lambda self, other: self.copy_(igammac(self, other))
     Tensor.igamma_.__doc__ = "In-place igamma; returns self."

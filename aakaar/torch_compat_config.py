@@ -1,5 +1,5 @@
 """torch's global switches and queries, as aakaar has them: print options, determinism flags,
-the default device, matmul precision, inference and anomaly mode, interop threads, denormals,
+the default device, matmul precision, inference tensors and anomaly mode, interop threads, denormals,
 ``compile``, ``typename`` and ``is_storage``.
 
 Where aakaar has nothing for a switch to switch, the function says so rather than pretending:
@@ -24,7 +24,7 @@ __all__ = [
     "set_printoptions", "use_deterministic_algorithms", "are_deterministic_algorithms_enabled",
     "is_deterministic_algorithms_warn_only_enabled", "set_deterministic_debug_mode", "get_deterministic_debug_mode",
     "get_default_device", "set_default_device", "set_default_tensor_type", "get_float32_matmul_precision",
-    "set_float32_matmul_precision", "is_inference", "is_inference_mode_enabled", "is_anomaly_enabled",
+    "set_float32_matmul_precision", "is_inference", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "get_num_interop_threads", "set_num_interop_threads",
     "init_num_threads", "set_flush_denormal", "set_warn_always", "is_warn_always_enabled", "compile", "typename",
     "is_storage", "is_distributed",
@@ -168,13 +168,9 @@ def set_float32_matmul_precision(precision: str) -> None:
 # ---- inference and anomaly mode -----------------------------------------------------------------------
 
 def is_inference(input: Tensor) -> bool:
-    """False: aakaar has no inference mode, so no tensor is an inference tensor."""
+    """False: aakaar's inference_mode marks no tensor as an inference tensor (it records no graph,
+    as no_grad; aakaar has no version counters to skip)."""
     return input.is_inference()
-
-
-def is_inference_mode_enabled() -> bool:
-    """False: aakaar has no inference mode (no_grad is its way to run without a graph)."""
-    return False
 
 
 def is_anomaly_enabled() -> bool:

@@ -622,21 +622,17 @@ __all__ += ["norm_except_dim", "from_file"]
 
 # ---- torch's top-level signatures of functions aakaar had with fewer arguments ---------------------------
 
-def round(input: Tensor, *, decimals: int = 0) -> Tensor:  # noqa: A001  (torch's name)
-    """Rounds half to even, to ``decimals`` places (Tensor.round)."""
-    return input.round(decimals=decimals)
-
-
 @accept_numpy_names
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    """exp(x) / sum(exp(x)) along dim, computed in ``dtype`` when given (torch.softmax)."""
-    return input.softmax(dim, dtype)
+    """exp(x) / sum(exp(x)) along dim, computed in ``dtype`` when given (torch.softmax: dtype may be
+    passed positionally)."""
+    return input.softmax(dim, dtype=dtype)
 
 
 @accept_numpy_names
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     """log(softmax(x)) along dim, computed in ``dtype`` when given (torch.log_softmax)."""
-    return input.log_softmax(dim, dtype)
+    return input.log_softmax(dim, dtype=dtype)
 
 
-__all__ += ["round", "softmax", "log_softmax"]
+__all__ += ["softmax", "log_softmax"]

@@ -27,12 +27,13 @@ from typing import Any, Sequence
 
 from .. import _C
 from .._C import Tensor
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .grad_mode import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .function import Function, FunctionCtx, once_differentiable
 from .gradcheck import gradcheck
+from . import functional  # noqa: E402  (torch.autograd.functional)
 
 __all__ = ["backward", "grad", "gradcheck", "no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled",
-           "Function", "FunctionCtx", "once_differentiable"]
+           "inference_mode", "is_inference_mode_enabled", "Function", "FunctionCtx", "once_differentiable", "functional"]
 
 
 def backward(
@@ -53,15 +54,31 @@ def grad(
     grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
-    allow_unused: bool = False,
+    allow_unused: bool | None = None,
+    is_grads_batched: bool = False,
+    materialize_grads: bool = False,
 ) -> tuple[Tensor | None, ...]:
     """The gradients of ``outputs`` with respect to ``inputs``, returned (``.grad`` is untouched).
 
     With ``create_graph=True`` the returned gradients are themselves part of a
-    graph and can be differentiated again.
+    graph and can be differentiated again. An input the outputs do not reach is an error unless
+    ``allow_unused`` (then its gradient is None) or ``materialize_grads`` (then zeros).
     """
+    if materialize_grads and allow_unused is False:
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, "
+                         "but got: allow_unused=False.")
+    if is_grads_batched:
+        raise NotImplementedError("autograd.grad(is_grads_batched=True): aakaar has no batched backward; "
+                                  "call grad once per row of grad_outputs (aakaar.func.vmap does that loop)")
     retain = create_graph if retain_graph is None else retain_graph
-    return _C.autograd.grad(outputs, inputs, grad_outputs, retain, create_graph, allow_unused)
+    unused_ok = bool(allow_unused) or materialize_grads
+    grads = _C.autograd.grad(outputs, inputs, grad_outputs, retain, create_graph, unused_ok)
+    if not materialize_grads:
+        return grads
+    xs = [inputs] if isinstance(inputs, Tensor) else list(inputs)
+    from ..creation import zeros_like  # late: aakaar.creation imports this package
+
+    return tuple(zeros_like(x) if g is None else g for g, x in zip(grads, xs))
 
 
 def _tensor_backward(

@@ -10,7 +10,7 @@ from .. import _C
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled"]
+__all__ = ["no_grad", "enable_grad", "set_grad_enabled", "is_grad_enabled", "inference_mode", "is_inference_mode_enabled"]
 
 
 def is_grad_enabled() -> bool:
@@ -105,3 +105,44 @@ class _ScopedMode(_GradMode):
 
     def __init__(self, mode: bool) -> None:
         self.mode = mode
+
+
+_inference_depth = 0  # how many inference_mode(True) blocks are open (is_inference_mode_enabled)
+
+
+class inference_mode(_GradMode):
+    """``torch.inference_mode``: nothing inside is recorded, as with :class:`no_grad`
+    (``inference_mode(False)`` changes nothing). PyTorch also marks the tensors made inside as
+    *inference tensors* to skip its version counters; aakaar's tensors have no such flag, so
+    inside this block they behave exactly as under ``no_grad``."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.enabled = bool(mode)
+
+    def __new__(cls, mode: Any = True):
+        self = object.__new__(cls)
+        if callable(mode) and not isinstance(mode, bool):  # @inference_mode without parentheses
+            self.enabled = True
+            return self(mode)
+        return self
+
+    def _clone(self) -> "inference_mode":
+        return inference_mode(self.enabled)
+
+    def __enter__(self) -> None:
+        global _inference_depth
+        self._prev = _C.autograd.is_grad_enabled()
+        if self.enabled:
+            _C.autograd.set_grad_enabled(False)
+            _inference_depth += 1
+
+    def __exit__(self, *exc: Any) -> None:
+        global _inference_depth
+        if self.enabled:
+            _inference_depth -= 1
+        _C.autograd.set_grad_enabled(self._prev)
+
+
+def is_inference_mode_enabled() -> bool:
+    """Whether an ``inference_mode()`` block is open."""
+    return _inference_depth > 0

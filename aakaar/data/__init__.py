@@ -5,15 +5,17 @@
 gathered in native code); ``EMNIST`` and the IDX reader. Where EMNIST's files are looked for is said
 in :mod:`aakaar.data.emnist`.
 """
-from .dataloader import DataLoader, default_collate
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .dataloader import DataLoader, default_collate, get_worker_info
+from .dataset import (ChainDataset, ConcatDataset, Dataset, IterableDataset, StackDataset, Subset, TensorDataset,
+                      random_split)
 from .download import DownloadError
 from .emnist import EMNIST, download_emnist, find_emnist, missing_emnist_message
 from .idx import IdxError, read_idx
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler
+from .sampler import (BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler,
+                      WeightedRandomSampler)
 
 __all__ = [
-    "Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split",
-    "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler",
-    "DataLoader", "default_collate", "EMNIST", "download_emnist", "DownloadError", "find_emnist", "missing_emnist_message", "IdxError", "read_idx",
+    "Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "ChainDataset", "StackDataset",
+    "random_split", "Sampler", "SequentialSampler", "RandomSampler", "WeightedRandomSampler", "SubsetRandomSampler",
+    "BatchSampler", "DataLoader", "default_collate", "get_worker_info", "EMNIST", "download_emnist", "DownloadError", "find_emnist", "missing_emnist_message", "IdxError", "read_idx",
 ]

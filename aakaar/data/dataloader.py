@@ -16,10 +16,16 @@ import numpy as np
 from .. import _C
 from ..cuda import is_available as _cuda_available
 from .._C import Tensor
-from .dataset import Dataset
+from .dataset import Dataset, IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
-__all__ = ["DataLoader", "default_collate"]
+__all__ = ["DataLoader", "default_collate", "get_worker_info"]
+
+
+def get_worker_info() -> None:
+    """None: aakaar's DataLoader loads in the main process (there are no worker processes to describe),
+    which is what ``torch.utils.data.get_worker_info()`` returns there too."""
+    return None
 
 
 def default_collate(batch: Sequence[Any]) -> Any:
@@ -73,6 +79,12 @@ class DataLoader:
                  timeout: float = 0, worker_init_fn: Callable | None = None, generator: _C.Generator | None = None,
                  *, prefetch_factor: int | None = None, persistent_workers: bool = False,
                  pin_memory_device: str = "") -> None:
+        self._iterable = isinstance(dataset, IterableDataset)
+        if self._iterable:  # PyTorch's rules: the dataset decides the order, so no shuffle or sampler
+            for name, value in (("shuffle", shuffle), ("sampler", sampler), ("batch_sampler", batch_sampler)):
+                if value not in (None, False):
+                    raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, "
+                                     f"but got {name}={value!r}")
         if not isinstance(num_workers, int) or num_workers < 0:
             raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
         if timeout < 0:
@@ -99,19 +111,36 @@ class DataLoader:
         self.prefetch_factor = prefetch_factor
         self.persistent_workers = persistent_workers
         self.generator = generator
-        if sampler is None:
+        if sampler is None and not self._iterable:
             sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
-        if batch_size is not None and batch_sampler is None:
+        if batch_size is not None and batch_sampler is None and not self._iterable:
             batch_sampler = BatchSampler(sampler, batch_size, drop_last)
         self.sampler = sampler
         self.batch_sampler = batch_sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
         self.collate_fn = collate_fn if collate_fn is not None else default_collate
-        self._gathers = collate_fn is None and hasattr(dataset, "gather")
+        self._gathers = collate_fn is None and hasattr(dataset, "gather") and not self._iterable
+
+    def _iterate_stream(self) -> Iterator[Any]:
+        """An IterableDataset: its samples in its order, collated batch_size at a time."""
+        if self.batch_size is None:
+            yield from self.dataset
+            return
+        batch: list[Any] = []
+        for sample in self.dataset:
+            batch.append(sample)
+            if len(batch) == self.batch_size:
+                yield self.collate_fn(batch)
+                batch = []
+        if batch and not self.drop_last:
+            yield self.collate_fn(batch)
 
     # [[book:dataloader_iter]]
     def __iter__(self) -> Iterator[Any]:
+        if self._iterable:
+            yield from self._iterate_stream()
+            return
         if self.batch_sampler is None:  # automatic batching off: one sample at a time
             for i in self.sampler:
                 yield self.dataset[i]
@@ -125,5 +154,10 @@ class DataLoader:
     # [[/book:dataloader_iter]]
 
     def __len__(self) -> int:
+        if self._iterable:  # as torch: from the dataset's own len (a TypeError if it has none)
+            n = len(self.dataset)
+            if self.batch_size is None:
+                return n
+            return n // self.batch_size if self.drop_last else -(-n // self.batch_size)
         source = self.batch_sampler if self.batch_sampler is not None else self.sampler
         return len(source)  # type: ignore[arg-type]

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import bisect
 import math
-from typing import Any, Generic, Iterable, Sequence, TypeVar
+from typing import Any, Generic, Iterable, Iterator, Sequence, TypeVar
 
 import numpy as np
 
 from .. import _C
 from .._C import Tensor
 
-__all__ = ["Dataset", "TensorDataset", "Subset", "ConcatDataset", "random_split"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "Subset", "ConcatDataset", "ChainDataset", "StackDataset",
+           "random_split"]
 
 T = TypeVar("T")
 
@@ -126,6 +127,66 @@ class ConcatDataset(Dataset):
         k = bisect.bisect_right(self.cumulative_sizes, index)
         start = self.cumulative_sizes[k - 1] if k else 0
         return self.datasets[k][index - start]
+
+
+class IterableDataset(Dataset):
+    """A stream of samples: subclasses define ``__iter__`` (and ``__len__`` if they know it). The
+    DataLoader batches it in the order it yields, with no sampler (PyTorch's rules: no shuffle)."""
+
+    def __iter__(self) -> Iterator[Any]:
+        raise NotImplementedError(f"{type(self).__name__} must define __iter__")
+
+    def __getitem__(self, index: int) -> Any:
+        raise TypeError(f"{type(self).__name__} is an IterableDataset: iterate over it, it has no [index]")
+
+    def __add__(self, other: Dataset) -> "ChainDataset":  # type: ignore[override]
+        return ChainDataset([self, other])
+
+
+class ChainDataset(IterableDataset):
+    """Several iterable datasets, one after the other."""
+
+    def __init__(self, datasets: Iterable[Dataset]) -> None:
+        self.datasets = list(datasets)
+
+    def __iter__(self) -> Iterator[Any]:
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            yield from d
+
+    def __len__(self) -> int:
+        total = 0
+        for d in self.datasets:
+            if not isinstance(d, IterableDataset):
+                raise AssertionError("ChainDataset only supports IterableDataset")
+            total += len(d)
+        return total
+
+
+class StackDataset(Dataset):
+    """Samples of several datasets of one length, side by side: ``StackDataset(a, b)[i] == (a[i], b[i])``,
+    or a dict with ``StackDataset(x=a, y=b)``."""
+
+    def __init__(self, *args: Dataset, **kwargs: Dataset) -> None:
+        if args and kwargs:
+            raise ValueError("Supported either ``tuple``- (via ``args``) or``dict``- (via ``kwargs``) like input/output,"
+                             " but both types are given.")
+        sources = list(args) or list(kwargs.values())
+        if not sources:
+            raise ValueError("At least one dataset should be passed")
+        self._length = len(sources[0])
+        if any(len(d) != self._length for d in sources):
+            raise ValueError("Size mismatch between datasets")
+        self.datasets: Any = args if args else kwargs
+
+    def __getitem__(self, index: int) -> Any:
+        if isinstance(self.datasets, dict):
+            return {k: d[index] for k, d in self.datasets.items()}
+        return tuple(d[index] for d in self.datasets)
+
+    def __len__(self) -> int:
+        return self._length
 
 
 def random_split(dataset: Dataset, lengths: Sequence[float], generator: _C.Generator | None = None) -> list[Subset]:

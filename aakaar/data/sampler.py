@@ -3,9 +3,12 @@ from __future__ import annotations
 
 from typing import Iterator, Sequence, Sized
 
+import numpy as np
+
 from .. import _C
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "WeightedRandomSampler", "SubsetRandomSampler",
+           "BatchSampler"]
 
 
 class Sampler:
@@ -69,6 +72,34 @@ class RandomSampler(Sampler):
         for _ in range(self.num_samples // n):
             yield from _C.randperm(n, generator=g).tolist()
         yield from _C.randperm(n, generator=g).tolist()[: self.num_samples % n]
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with or without
+    replacement), a new draw each epoch, as ``torch.utils.data.WeightedRandomSampler``."""
+
+    def __init__(self, weights: Sequence[float], num_samples: int, replacement: bool = True,
+                 generator: _C.Generator | None = None) -> None:
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples!r}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement!r}")
+        w = _C.from_numpy(np.asarray(weights.numpy() if hasattr(weights, "numpy") else weights, dtype=np.float64))
+        if w.ndim != 1:
+            raise ValueError(f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}")
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self) -> Iterator[int]:
+        g = _generator_for_epoch(self.generator)
+        from ..everyday_ops import multinomial  # the library's, with torch's checks of the weights
+
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=g).tolist()
 
     def __len__(self) -> int:
         return self.num_samples

@@ -13,7 +13,7 @@ product (nearest: computed in float32 as PyTorch does, or a resize by 1/3 would 
 
 from __future__ import annotations
 
-from typing import Sequence, Union
+from typing import Any, Sequence, Union
 
 import numpy as np
 
@@ -173,16 +173,21 @@ def _linear_positions(
     return i0, i1, lam
 
 
-def _cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
+def _cubic_coefficients(t: Any, a: float) -> list:
     """The four weights of Keys' cubic convolution at fraction ``t`` (PyTorch's
-    get_cubic_upsample_coefficients): for the neighbours at -1, 0, +1 and +2."""
+    get_cubic_upsample_coefficients): for the neighbours at -1, 0, +1 and +2. Arithmetic only, so
+    ``t`` may be a numpy array or an aakaar Tensor (grid_sample's bicubic, differentiated through)."""
     def near(x):  # |x| <= 1
         return ((a + 2) * x - (a + 3)) * x * x + 1
 
     def far(x):  # 1 < |x| < 2
         return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a
 
-    return np.stack([far(t + 1), near(t), near(1 - t), far(2 - t)], axis=1)
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _cubic_weights(t: np.ndarray, a: float) -> np.ndarray:
+    return np.stack(_cubic_coefficients(t, a), axis=1)
 
 
 def _cubic_taps(

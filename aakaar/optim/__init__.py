@@ -49,6 +49,17 @@ The four flags PyTorch's optimizers take, and what they mean here:
   on the CPU, at the step with an AssertionError, and so does aakaar; capturable=True with
   differentiable=True is a NotImplementedError (the recorded step counts on the host).
 
+float16 and bfloat16 parameters (``model.to(aakaar.bfloat16)``, ``model.half()``) are stepped as
+PyTorch steps them: their state is kept in their dtype (``exp_avg`` etc. are made like the
+parameter; the step counters stay float32), float32 and 16-bit parameters may share an optimizer and
+a group, and ``state_dict`` / ``load_state_dict`` keep the dtypes. The arithmetic follows the
+library's rule for 16-bit floats: the op (csrc/ops/optimizer.cpp) hands the float32 kernel float32
+copies of the parameter, its gradient and its state, and rounds the results once to the 16-bit dtype,
+as PyTorch's fused kernels do (its default loop rounds after every operation: the two differ by a
+few units in the last place over a run, tests/optim/test_optimizer_16bit.py). A
+``differentiable=True`` step is composed of autograd ops in the parameter's dtype, each rounding as
+PyTorch's recorded loop does; LBFGS keeps its scalars in float32 for 16-bit parameters.
+
 Non-finite gradients are applied as PyTorch applies them: a NaN or inf gradient makes
 the state and the parameter NaN or inf in the same places (Rprop's sign of NaN is 0,
 as torch.sign's).

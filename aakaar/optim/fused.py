@@ -5,7 +5,8 @@ Each ``step()`` makes one native call per parameter group (``_C._optimizer_step`
 the op (csrc/ops/optimizer.cpp) increments the step counters and works out the
 bias corrections, and the device's fused kernel (csrc/cpu/fused/optimizer.cpp)
 updates every parameter and its state in one multi-tensor loop, vectorised and
-threaded above a size threshold, in float32 or float64, contiguous or not.
+threaded above a size threshold, in float32 or float64, contiguous or not (float16 and bfloat16
+parameters and state go to it as float32 copies, rounded back once: see __init__.py).
 
 ``foreach=`` and ``fused=`` are accepted for compatibility with PyTorch and change
 nothing: every step here is already fused and multi-tensor (PyTorch's ``fused=True``

@@ -221,6 +221,7 @@ class Adafactor(_Fused):
 
 
 def _finfo_eps(dtype: Any) -> float:
-    """torch.finfo(dtype).eps for float32 and float64."""
-    return 2.0 ** -23 if dtype == _C.dtype.float32 else 2.0 ** -52
+    """torch.finfo(dtype).eps: 2 to the minus the number of mantissa bits of each floating dtype."""
+    bits = {_C.dtype.float16: 10, _C.dtype.bfloat16: 7, _C.dtype.float32: 23}
+    return 2.0 ** -bits.get(dtype, 52)
 

@@ -8,7 +8,9 @@ scaled additions on that vector per history entry, each one native call; the sca
 between them (``ys``, ``rho``, ``alpha``, the line search's step) are numpy scalars of the
 parameters' dtype, which round as PyTorch's 0-d tensors of that dtype do (numpy >= 2's
 promotion rules: a Python float does not widen a float32), so float32 runs follow PyTorch's
-too. Like PyTorch's, it takes one parameter group and needs a closure.
+too. For float16 and bfloat16 parameters they are float32, the library's rule for 16-bit floats
+(PyTorch rounds them to the 16-bit dtype; numpy has no bfloat16). Like PyTorch's, it takes one
+parameter group and needs a closure.
 """
 
 from __future__ import annotations
@@ -25,11 +27,11 @@ from .optimizer import Optimizer, check_tensor_lr
 __all__ = ["LBFGS"]
 
 
-Scalar = Any  # np.float32 or np.float64: a 0-d value of the parameters' dtype
+Scalar = Any  # np.float32 or np.float64: a 0-d value of the parameters' dtype (float32 for 16-bit ones)
 
 
 def _scalar_type(dtype: Any) -> type:
-    return np.float32 if dtype == _C.dtype.float32 else np.float64
+    return np.float64 if dtype == _C.dtype.float64 else np.float32
 
 
 def _dot(a: Tensor, b: Tensor) -> Scalar:

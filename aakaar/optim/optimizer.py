@@ -231,8 +231,8 @@ class Optimizer:
                 # differentiable=True updates non-leaf tensors (clones of leaves) so that autograd records the step
                 raise ValueError("can't optimize a non-leaf Tensor")
             if not p.dtype.is_floating_point:
-                raise TypeError(f"optimizer can only optimize floating-point tensors (float32, float64), "
-                                f"but one of the params is {p.dtype}")
+                raise TypeError(f"optimizer can only optimize floating-point tensors (float16, bfloat16, float32, "
+                                f"float64), but one of the params is {p.dtype}")
         for name, default in self.defaults.items():
             if default is required and name not in param_group:
                 raise ValueError(f"parameter group didn't specify a value of required optimization parameter {name}")

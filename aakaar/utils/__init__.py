@@ -1,5 +1,5 @@
-"""Small utilities with PyTorch's names (``torch.utils.hooks``)."""
+"""Small utilities with PyTorch's names (``torch.utils.hooks``, ``torch.utils.data``)."""
 
-from . import hooks
+from . import data, hooks
 
-__all__ = ["hooks"]
+__all__ = ["data", "hooks"]

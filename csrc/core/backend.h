@@ -245,7 +245,8 @@ struct Backend {
   // One optimizer step over every tensor of a parameter group, in one call:
   // params[i] -= update(grads[i], states[k][i], ...) (csrc/core/optimizer_math.h).
   // The op has checked that each grads[i] and states[k][i] has params[i]'s shape,
-  // dtype (float32 or float64) and device; any strides; states holds the lists
+  // dtype (float32 or float64: the op hands float16/bfloat16 tensors over as float32
+  // copies and rounds the results back once) and device; any strides; states holds the lists
   // the kind needs, in the order optimizer_math.h gives. Updates params and states in place.
   void (*optimizer_step)(const OptimizerStep& step, const TensorList& params, const TensorList& grads,
                          const std::vector<TensorList>& states) = nullptr;

@@ -6,6 +6,7 @@
 #include "core/error.h"
 #include "core/shape.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 
@@ -335,6 +336,9 @@ TensorPtr lerp_step(const TensorPtr& self, const TensorPtr& end, const TensorPtr
 TensorPtr lerp(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight, double w) {
   check_lerp(self, end, weight);
   if (weight) return binary(BinaryOp::Add, self, lerp_step(self, end, weight, w));
+  // float16/bfloat16 with a number weight: computed in float32 and rounded once, as PyTorch's lerp
+  // computes 16-bit floats (the lerp_scalar kernels are float32 and float64 only).
+  if (is_reduced_float(self->dtype)) return to_dtype(lerp(as_float32(self), as_float32(end), nullptr, w), self->dtype);
   // A number weight: one node, LerpBackward, that keeps w itself (PyTorch's LerpBackward0).
   const Shape shape = broadcast_shapes(self->shape, end->shape);
   const TensorPtr a = expand(self, shape), b = expand(end, shape);
@@ -357,7 +361,12 @@ void lerp_(const TensorPtr& self, const TensorPtr& end, const TensorPtr& weight,
   if (!weight && backend(self->device()).lerp_scalar && (!same_memory || same_view) &&
       !autograd::inplace_needs_history(self, {&end}) &&
       broadcast_shapes(self->shape, end->shape) == self->shape && !has_internal_overlap(*self)) {
-    backend(self->device()).lerp_scalar(*self, *self, *expand(end, self->shape), w);
+    if (is_reduced_float(self->dtype)) {  // in float32, rounded once (see lerp)
+      autograd::GradModeGuard unrecorded(false);
+      copy_(self, lerp(as_float32(self), as_float32(end), nullptr, w));
+    } else {
+      backend(self->device()).lerp_scalar(*self, *self, *expand(end, self->shape), w);
+    }
     self->storage->bump_version();
     return;
   }

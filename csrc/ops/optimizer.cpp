@@ -11,6 +11,7 @@
 #include "core/error.h"
 #include "core/optimizer_math.h"
 #include "ops/ops.h"
+#include "ops/reduced_float.h"
 
 namespace aakaar::ops {
 namespace {
@@ -96,6 +97,25 @@ void fill_step_numbers(OptimizerStep& s, double t, const TensorPtr& mu_product) 
 
 TensorPtr number(double v, const TensorPtr& like) { return wrap_scalar(Scalar::from_double(v), like); }
 
+// What the kernel gets for a parameter, its gradient or a state tensor. A float16 or bfloat16
+// one is handed over as a float32 copy (ops/reduced_float.h): the kernels compute in float32 and
+// float64 only, so a 16-bit step loads in float32, updates in float32 and rounds once to the
+// 16-bit dtype when the caller copies the results back (copy_back), as PyTorch's fused CPU kernels
+// do. The state stays in the parameter's dtype between steps, as torch.optim keeps it.
+// `dense`: the kernel reads whole rows (LAMB, Adafactor), so it gets contiguous tensors.
+TensorPtr staged(const TensorPtr& x, bool dense) {
+  if (!x) return x;
+  const TensorPtr y = as_float32(x);
+  return dense && !y->is_contiguous() ? contiguous(y) : y;
+}
+
+// Writes what the kernel updated in a staged copy back to the tensor it stands for (rounding to
+// its dtype) and marks it changed; a tensor the kernel updated in place is only marked.
+void copy_back(const TensorPtr& original, const TensorPtr& updated) {
+  if (updated != original) copy_(original, updated);
+  original->storage->bump_version();
+}
+
 // SGD and Adam as primitives, for a device whose table has no optimizer_step
 // (the same order of operations as the fused kernels, one op per line).
 void composite_step(const OptimizerStep& s, const TensorList& params, const TensorList& grads,
@@ -167,8 +187,9 @@ std::vector<bool> check_step(const OptimizerStep& step, const TensorList& params
   for (size_t i = 0; i < n; ++i) {
     const TensorPtr& p = params[i];
     AK_CHECK(p != nullptr, ValueError, name, ".step(): parameter ", i, " is None");
-    AK_CHECK(p->dtype == DType::Float32 || p->dtype == DType::Float64, TypeError, name,
-             ".step(): parameters must be float32 or float64, parameter ", i, " is ", dtype_name(p->dtype));
+    AK_CHECK(is_floating(p->dtype), TypeError, name,
+             ".step(): parameters must be floating point (float16, bfloat16, float32 or float64), parameter ", i,
+             " is ", dtype_name(p->dtype));
     check_like(grads[i], p, i, "the gradient", name);
     if (step.kind == OptimizerKind::Adafactor) {
       check_adafactor_state(states[0], states[1], p, i);
@@ -242,9 +263,9 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
       g->step.mu = mu;
       fill_step_numbers(g->step, t, nadam ? mu_products[i] : nullptr);
     }
-    // LAMB's and Adafactor's kernels read whole rows and columns: they get contiguous
-    // tensors, and what they write is copied back below.
-    auto dense = [&](const TensorPtr& x) { return layerwise && x && !x->is_contiguous() ? contiguous(x) : x; };
+    // 16-bit tensors go as float32 copies, and LAMB's and Adafactor's kernels, which read whole
+    // rows and columns, get contiguous ones; what they write is copied back below.
+    auto dense = [&](const TensorPtr& x) { return staged(x, layerwise); };
     g->members.push_back(i);
     g->params.push_back(dense(p));
     g->grads.push_back(dense(grads[i]));
@@ -260,15 +281,14 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
                ".step(): device '", g.device.str(), "' has no fused optimizer kernel and ", name,
                " has no composite form yet; keep its parameters on the cpu");
       composite_step(g.step, g.params, g.grads, g.states);
-      continue;
     }
     for (size_t j = 0; j < g.members.size(); ++j) {
       const size_t i = g.members[j];
-      if (g.params[j] != params[i]) copy_(params[i], g.params[j]);
+      copy_back(params[i], g.params[j]);
       // (Adafactor's slot 1 of a vector is unused: it may be the variance itself, copied back from slot 0.)
       const bool unused_col = step.kind == OptimizerKind::Adafactor && params[i]->ndim() <= 1;
       for (size_t k = 0; k < needed.size(); ++k)
-        if (needed[k] && g.states[k][j] != states[k][i] && !(k == 1 && unused_col)) copy_(states[k][i], g.states[k][j]);
+        if (needed[k] && !(k == 1 && unused_col)) copy_back(states[k][i], g.states[k][j]);
       if (asgd) {
         // torch.optim.ASGD renews eta and mu from the new step count, in the counters' dtype.
         const double t = g.t;
@@ -276,9 +296,6 @@ void optimizer_step(OptimizerStep step, const TensorList& params, const TensorLi
         set_scalar(scalars[1][i], optim_math::asgd_mu(step, t));
       }
     }
-    for (const TensorPtr& p : g.params) p->storage->bump_version();
-    for (const TensorList& list : g.states)
-      for (const TensorPtr& s : list) s->storage->bump_version();
   }
 }
 // [[/book:optimizer_step_op]]
@@ -298,25 +315,29 @@ void optimizer_step_capturable(OptimizerStep step, const TensorList& params, con
   // Groups with one dtype and one device: one backend call each. The step counts stay on
   // the device, so parameters at different steps share a call (the device works out each
   // parameter's numbers from its own counters).
+  // 16-bit tensors go as float32 copies, copied back after the call (staged, copy_back).
   struct Group {
+    DType dtype;
     TensorList params, grads;
     std::vector<TensorList> states;
     OptimizerCounters counters;
+    std::vector<size_t> members;
   };
   std::vector<Group> groups;
   for (size_t i = 0; i < params.size(); ++i) {
     const TensorPtr& p = params[i];
     Group* g = nullptr;
     for (Group& c : groups)
-      if (c.params[0]->dtype == p->dtype && c.params[0]->device() == p->device()) g = &c;
+      if (c.dtype == p->dtype && c.params[0]->device() == p->device()) g = &c;
     if (g == nullptr) {
-      groups.push_back({{}, {}, std::vector<TensorList>(needed.size()), {}});
+      groups.push_back({p->dtype, {}, {}, std::vector<TensorList>(needed.size()), {}, {}});
       g = &groups.back();
     }
-    g->params.push_back(p);
-    g->grads.push_back(grads[i]);
+    g->members.push_back(i);
+    g->params.push_back(staged(p, false));
+    g->grads.push_back(staged(grads[i], false));
     for (size_t k = 0; k < needed.size(); ++k)
-      if (needed[k]) g->states[k].push_back(states[k][i]);
+      if (needed[k]) g->states[k].push_back(staged(states[k][i], false));
     if (!steps.empty()) g->counters.steps.push_back(steps[i]);
     if (!mu_products.empty()) g->counters.mu_products.push_back(mu_products[i]);
     if (scalars.size() == 2) {
@@ -338,9 +359,12 @@ void optimizer_step_capturable(OptimizerStep step, const TensorList& params, con
       g.counters.lr = lr;
     }
     be.optimizer_step_capturable(st, g.params, g.grads, g.states, g.counters);
-    for (const TensorPtr& p : g.params) p->storage->bump_version();
-    for (const TensorList& list : g.states)
-      for (const TensorPtr& s : list) s->storage->bump_version();
+    for (size_t j = 0; j < g.members.size(); ++j) {
+      const size_t i = g.members[j];
+      copy_back(params[i], g.params[j]);
+      for (size_t k = 0; k < needed.size(); ++k)
+        if (needed[k]) copy_back(states[k][i], g.states[k][j]);
+    }
     for (const TensorList* list : {&g.counters.steps, &g.counters.mu_products, &g.counters.etas, &g.counters.mus})
       for (const TensorPtr& c : *list) c->storage->bump_version();
   }

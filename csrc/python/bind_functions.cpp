@@ -131,7 +131,7 @@ void bind_functions(py::module_& m) {
   m.def("broadcast_shapes", [](py::args shapes) {
     std::vector<Shape> ss;
     for (py::handle s : shapes) ss.push_back(to_shape(s, "broadcast_shapes"));
-    return shape_tuple(broadcast_shapes(ss));
+    return size_object(broadcast_shapes(ss));
   }, "The shape that the given shapes broadcast to.");
   m.def("result_type", [](const TensorPtr& a, const TensorPtr& b) { return ops::result_type(a, b); }, "The dtype an operation on the two tensors computes in (the promotion table).");
   // With a Python number: the number changes the dtype only when it is of a higher kind (bool < int < float).

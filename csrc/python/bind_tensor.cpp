@@ -320,7 +320,7 @@ TensorPtr clamp_any(const TensorPtr& t, py::handle lo, py::handle hi) {
 void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   (void)m;
   // ---- attributes ----
-  cls.def_property_readonly("shape", [](const Tensor& t) { return shape_tuple(t.shape); }, "The size of each dimension.")
+  cls.def_property_readonly("shape", [](const Tensor& t) { return size_object(t.shape); }, "The size of each dimension.")
       .def_property_readonly("ndim", &Tensor::ndim, "Number of dimensions.")
       .def_property_readonly("dtype", [](const Tensor& t) { return t.dtype; }, "The element type (an aakaar.dtype).")
       .def_property_readonly("device", &Tensor::device, "The device the tensor's memory is on.")
@@ -330,7 +330,7 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("numel", &Tensor::numel, "Number of elements.")
       .def("element_size", &Tensor::element_size, "Bytes per element.")
       .def("size", [](const Tensor& t, py::object dim) -> py::object {
-        if (dim.is_none()) return shape_tuple(t.shape);
+        if (dim.is_none()) return size_object(t.shape);
         AK_CHECK(t.ndim() > 0, IndexError, "size(", dim.cast<int64_t>(), "): a 0-d tensor has no dims");
         return py::int_(t.shape[t.wrap_dim(dim.cast<int64_t>())]);
       }, py::arg("dim") = py::none(), "The shape, or the size of one dim.")

@@ -94,6 +94,19 @@ py::tuple shape_tuple(const Shape& s) {
   return t;
 }
 
+py::tuple size_object(const Shape& s) {
+  // aakaar.Size (aakaar/size.py), looked up once and kept for the life of the process (never
+  // released: a static py::object would be destroyed after the interpreter is gone).
+  static PyObject* size_type = py::object(py::module_::import("aakaar.size").attr("Size")).release().ptr();
+  py::tuple items = shape_tuple(s);
+  // tuple's own constructor on the subtype: the entries are ints already, so Size.__new__'s
+  // checks are skipped (a shape is read far more often than a Size is built by hand).
+  py::tuple args = py::make_tuple(items);
+  PyObject* r = PyTuple_Type.tp_new(reinterpret_cast<PyTypeObject*>(size_type), args.ptr(), nullptr);
+  if (r == nullptr) throw py::error_already_set();
+  return py::reinterpret_steal<py::tuple>(r);
+}
+
 TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what) {
   if (py::isinstance<Tensor>(h)) return h.cast<TensorPtr>();
   if (auto s = as_scalar(h)) return like ? ops::wrap_scalar(*s, like) : ops::scalar_tensor(*s, s->kind == Scalar::Kind::Float ? DType::Float32 : (s->kind == Scalar::Kind::Int ? DType::Int64 : DType::Bool));

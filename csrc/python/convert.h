@@ -25,6 +25,8 @@ std::optional<DType> to_optional_dtype(py::handle h);
 // d itself, or a DTypeError when it is not one of the five (ak.dtype(99)).
 DType checked_dtype(DType d);
 py::tuple shape_tuple(const Shape& s);
+// The same as an aakaar.Size (Tensor.shape, Tensor.size(), broadcast_shapes), as torch.Size.
+py::tuple size_object(const Shape& s);
 // A tensor, or a Python number/list turned into one (like `like` where given).
 TensorPtr as_tensor(py::handle h, const TensorPtr& like, const char* what);
 // a op other for an operator (other a tensor or a Python number, else NotImplemented); reverse: other op a.

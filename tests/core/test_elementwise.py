@@ -534,6 +534,24 @@ def test_lerp_matches_torch(dt, weight, shapes, torch):
         np.testing.assert_allclose(to_np(x), ref.numpy(), rtol=rtol, atol=rtol)
 
 
+@pytest.mark.parametrize("dt", ["float16", "bfloat16"])
+@pytest.mark.parametrize("weight", [0.1, 0.5, 0.9, 1.5])
+def test_lerp_16bit_is_float32_math_rounded_once_as_torch(dt, weight, torch):
+    # The lerp_scalar kernels are float32/float64: a 16-bit lerp with a number weight runs in float32
+    # and rounds once, as torch's (its CPU lerp computes 16-bit floats in float): the same bits.
+    rng = np.random.default_rng(int(weight * 10))
+    a, b = rng.standard_normal((6, 37)).astype(np.float32), rng.standard_normal((37,)).astype(np.float32)
+    ta, tb = torch.from_numpy(a).to(getattr(torch, dt)), torch.from_numpy(b).to(getattr(torch, dt))
+    xa, xb = aakaar.from_numpy(a).to(getattr(aakaar, dt)), aakaar.from_numpy(b).to(getattr(aakaar, dt))
+    ref = ta.lerp(tb, weight).float().numpy()
+    got = xa.lerp(xb, weight)
+    assert got.dtype == getattr(aakaar, dt)
+    np.testing.assert_array_equal(got.float().numpy(), ref)
+    x = xa.clone()
+    assert x.lerp_(xb, weight) is x
+    np.testing.assert_array_equal(x.float().numpy(), ref)
+
+
 def test_lerp_tensor_weight_matches_torch(torch):
     rng = np.random.default_rng(3)
     a, b = rng.standard_normal((4, 5)), rng.standard_normal((5,))

@@ -63,6 +63,27 @@ def test_max_pool2d_ties_and_nan_as_torch():
         x.grad = None
 
 
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32], ids=["float64", "float32"])
+@pytest.mark.parametrize(
+    "kw",
+    [dict(kernel_size=2), dict(kernel_size=2, padding=1), dict(kernel_size=2, ceil_mode=True),
+     dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=(2, 3), stride=(1, 2))],
+    ids=["2x2", "2x2-pad", "2x2-ceil", "3x3-s2", "2x3"],
+)
+def test_max_pool2d_wide_rows_nan_ties_as_torch(kw, dtype):
+    # Rows of 35+ outputs run the vectorised interior loop's full-width body and its tail;
+    # NaNs, ties and -inf are scattered so that every tap position takes over somewhere.
+    rng = np.random.default_rng(1)
+    x = torch.tensor(rng.integers(0, 4, (2, 3, 9, 71)), dtype=dtype)
+    flat = x.view(-1)
+    flat[torch.from_numpy(rng.choice(flat.numel(), 60, replace=False))] = float("nan")
+    flat[torch.from_numpy(rng.choice(flat.numel(), 200, replace=False))] = -math.inf
+    ref, ref_idx = TF.max_pool2d(x, return_indices=True, **kw)
+    out, idx = F.max_pool2d(to_ak(x), return_indices=True, **kw)
+    np.testing.assert_array_equal(np.asarray(out), ref.numpy())
+    np.testing.assert_array_equal(np.asarray(idx), ref_idx.numpy())
+
+
 AVG_CASES = [
     ((2, 3, 9, 8), dict(kernel_size=2)),
     ((2, 3, 9, 8), dict(kernel_size=3, stride=2, padding=1)),

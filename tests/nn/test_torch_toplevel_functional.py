@@ -326,7 +326,7 @@ def test_constant_pad_nd():
     check("constant_pad_nd", [R(2, 3, 4), [-1, 2, 1, -1]])
 
 
-@pytest.mark.parametrize("interp", [0, 1])
+@pytest.mark.parametrize("interp", [0, 1, 2])
 @pytest.mark.parametrize("pad", [0, 1, 2])
 def test_grid_sampler(interp, pad):
     x, grid = R(2, 3, 5, 4), (torch.rand(2, 3, 6, 2, dtype=torch.float64) * 2.4 - 1.2).requires_grad_()
@@ -334,13 +334,11 @@ def test_grid_sampler(interp, pad):
     check("grid_sampler_2d", [x, grid, interp, pad, False], grad=interp != 1)
 
 
-def test_grid_sampler_unsupported_modes_say_so():
-    """aakaar's grid_sample has no bicubic mode and no 5-d input yet: a NotImplementedError naming it."""
-    x, g = ak.randn(1, 1, 3, 3), ak.rand(1, 2, 2, 2)
-    with pytest.raises(NotImplementedError, match="bicubic"):
-        ak.grid_sampler(x, g, 2, 0, False)
-    with pytest.raises(NotImplementedError, match="5-d"):
-        ak.grid_sampler_3d(ak.randn(1, 1, 2, 3, 3), ak.rand(1, 2, 2, 2, 3), 0, 0, False)
+@pytest.mark.parametrize("interp", [0, 1])
+def test_grid_sampler_3d(interp):
+    x, grid = R(1, 2, 3, 4, 5), (torch.rand(1, 2, 3, 2, 3, dtype=torch.float64) * 2.2 - 1.1).requires_grad_()
+    check("grid_sampler_3d", [x, grid, interp, 0, False], grad=interp == 0)
+    check("grid_sampler", [x, grid, interp, 1, True], grad=interp == 0)
 
 
 def test_affine_grid_generator():

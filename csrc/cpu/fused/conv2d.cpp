@@ -246,6 +246,17 @@ void for_image_chunks(int64_t N, int64_t chunks, const F& fn) {
   });
 }
 
+// Each group's weights transposed, (K, Og) row-major, once per call: the forward's B operand.
+template <typename T>
+std::vector<T> transposed_weights(const T* w, const Geometry& g) {
+  const int64_t K = g.ckk();
+  std::vector<T> wt(g.G * K * g.Og);
+  for (int64_t grp = 0; grp < g.G; ++grp)
+    for (int64_t o = 0; o < g.Og; ++o)
+      for (int64_t k = 0; k < K; ++k) wt[(grp * K + k) * g.Og + o] = w[(grp * g.Og + o) * K + k];
+  return wt;
+}
+
 // [[book:conv2d_forward]]
 template <typename T>
 void conv2d_forward(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a) {
@@ -253,9 +264,9 @@ void conv2d_forward(const Tensor& out, const Tensor& x, const Tensor& w, const T
   const bool pointwise = is_pointwise(g, a);
   const int64_t K = g.ckk(), P = g.hw_out();
   const T* X = x.data<T>();
-  const T* Wt = w.data<T>();
   const T* B = b ? b->data<T>() : nullptr;
   T* Y = out.data<T>();
+  const std::vector<T> wt = transposed_weights(w.data<T>(), g);
   for_image_chunks(g.N, image_chunks(g), [&](int64_t, int64_t n0, int64_t n1) {
     std::vector<T> buf(pointwise ? 0 : K * P);
     for (int64_t n = n0; n < n1; ++n) {
@@ -266,13 +277,16 @@ void conv2d_forward(const Tensor& out, const Tensor& x, const Tensor& w, const T
           im2col(xg, g, a, buf.data());
           cols = buf.data();
         }
-        // out (Og, P) = W_group (Og, K) @ cols (K, P) + b, every operand row-major. The bias
-        // (one value per row) is written first and the product added to it (beta = 1).
+        // out (Og, P) = W_group (Og, K) @ cols (K, P) + b, computed as its transpose
+        // out^T (P, Og) = cols^T (P, K) @ W_group^T (K, Og): the GEMM's 8 x 32 tiles then run
+        // along P in steps of 8 (196 = 24.5 x 8) rather than 32 (6.1 x 32, an eighth wasted),
+        // and read W^T's rows, aligned, instead of cols' 196-float rows. The bias (one value per
+        // row of out) is written first and the product added to it (beta = 1).
         T* yg = Y + (n * g.O + grp * g.Og) * P;
-        const T* wg = Wt + grp * g.Og * K;
+        const T* wtg = wt.data() + grp * K * g.Og;
         if (B)
           for (int64_t o = 0; o < g.Og; ++o) std::fill(yg + o * P, yg + (o + 1) * P, B[grp * g.Og + o]);
-        gemm<T>(g.Og, P, K, T(1), wg, K, 1, cols, P, 1, B ? T(1) : T(0), yg, P, 1);
+        gemm<T>(P, g.Og, K, T(1), cols, 1, P, wtg, g.Og, 1, B ? T(1) : T(0), yg, 1, P);
       }
     }
   });
