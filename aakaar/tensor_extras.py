@@ -442,8 +442,10 @@ def install() -> None:
                unsafe_split_with_sizes, prelu, pin_memory, share_memory_, round):
         setattr(Tensor, fn.__name__, fn)
     Tensor.__format__ = __format__
-    for name in ("prod", "mean", "softmax", "log_softmax"):
-        setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
+    from ._arg_aliases import accept_numpy_names
+
+    for name in ("prod", "mean", "softmax", "log_softmax"):  # (keeping their axis=/keepdims= aliases)
+        setattr(Tensor, name, accept_numpy_names(_with_dtype(getattr(Tensor, name))))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))
     Tensor.igammac_ = lambda self, other: self.copy_(igammac(self, other))
     Tensor.igamma_.__doc__ = "In-place igamma; returns self."
