@@ -221,6 +221,11 @@ def dense_dim(self: Tensor) -> int:
     return self.ndim
 
 
+def is_distributed(self: Tensor) -> bool:
+    """False: aakaar has no distributed tensors."""
+    return False
+
+
 def sparse_dim(self: Tensor) -> int:
     """0: aakaar's tensors are dense (torch's answer for a strided tensor)."""
     return 0
@@ -247,6 +252,7 @@ _METHODS = {
     "module_load": module_load,
     "const_data_ptr": const_data_ptr,
     "dense_dim": dense_dim,
+    "is_distributed": is_distributed,
     "sparse_dim": sparse_dim,
 }
 

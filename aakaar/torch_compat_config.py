@@ -27,7 +27,7 @@ __all__ = [
     "set_float32_matmul_precision", "is_inference", "is_anomaly_enabled",
     "is_anomaly_check_nan_enabled", "set_anomaly_enabled", "get_num_interop_threads", "set_num_interop_threads",
     "init_num_threads", "set_flush_denormal", "set_warn_always", "is_warn_always_enabled", "compile", "typename",
-    "is_storage", "is_distributed",
+    "is_storage", "is_distributed", "is_vulkan_available",
 ]
 
 _PROFILES = {
@@ -267,6 +267,11 @@ def typename(obj: Any) -> str:
 
 def is_distributed(input: Tensor) -> bool:
     """False: aakaar has no distributed tensors."""
+    return False
+
+
+def is_vulkan_available() -> bool:
+    """False: aakaar has no Vulkan backend."""
     return False
 
 

@@ -157,3 +157,5 @@ def test_typename_and_is_storage():
     assert ak.typename(ak.nn.Linear).endswith(".Linear") and ak.typename(ak.nn.Linear).startswith("aakaar.nn")
     assert ak.is_storage(ak.zeros([1])) is torch.is_storage(torch.zeros(1)) is False
     assert ak.is_distributed(ak.zeros([1])) is torch.is_distributed(torch.zeros(1)) is False
+    assert ak.zeros([1]).is_distributed() is torch.zeros(1).is_distributed() is False
+    assert ak.is_vulkan_available() is torch.is_vulkan_available() is False
