@@ -283,6 +283,10 @@ class Tensor:
         """
         (values, indices) of the minimum along one dim.
         """
+    def _register_post_accumulate_grad_hook(self, hook: collections.abc.Callable) -> None:
+        """
+        Calls hook(tensor) after a backward has added into this leaf's .grad.
+        """
     def _set_data(self, other: Tensor) -> None:
         ...
     def _set_geometry_(self, view: Tensor, op: str) -> Tensor:
@@ -1338,6 +1342,11 @@ class Tensor:
     def ndim(self) -> int:
         """
         Number of dimensions.
+        """
+    @property
+    def output_nr(self) -> int:
+        """
+        Which output of grad_fn this tensor is (0 for leaves).
         """
     @property
     def requires_grad(self) -> builtins.bool:

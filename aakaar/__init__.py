@@ -215,3 +215,15 @@ from .memory_formats import (channels_last, channels_last_3d, contiguous_format,
 _memory_formats.install()
 from .random import manual_seed  # noqa: E402,F401  (returns the generator, as torch)
 from . import testing  # noqa: E402,F401  (torch.testing: assert_close, make_tensor)
+
+# torch's top-level functional forms (torch.conv2d, torch.dropout(input, p, train), torch.batch_norm, ...):
+# their own signatures, mapped onto aakaar.nn.functional (so imported after nn).
+from .torch_compat_functional import *  # noqa: E402,F401,F403
+# torch's global switches (print options, determinism flags, default device, compile, ...) and its
+# remaining everyday functions (conj/real of real tensors, asarray, windows, *_copy views, geqrf, ...).
+from .torch_compat_config import *  # noqa: E402,F401,F403
+from .torch_compat_ops import *  # noqa: E402,F401,F403
+# More of torch.Tensor's surface (layout, register_post_accumulate_grad_hook, dim_order, set_, ...).
+from . import tensor_compat as _tensor_compat  # noqa: E402
+from .tensor_compat import layout, strided  # noqa: E402,F401
+_tensor_compat.install()

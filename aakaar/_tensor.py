@@ -7,6 +7,7 @@ convenience on top of the compiled class.
 
 from __future__ import annotations
 
+import sys
 from collections import namedtuple
 from typing import Any, Iterator
 
@@ -24,22 +25,41 @@ MaxMin = namedtuple("MaxMin", ["values", "indices"])
 _IMPLIED_DTYPES = (_C.dtype.int64, _C.dtype.bool)
 
 
+class _PrintOptions:
+    """torch's print options (``aakaar.set_printoptions`` sets them): digits after the point, the
+    element count above which the repr is summarised with ``...``, the items shown at each edge of
+    a summarised dim, the line width, and scientific notation (None: chosen from the values)."""
+
+    precision = 4
+    threshold: float = 1000
+    edgeitems = 3
+    linewidth = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrintOptions()
+
+
 def _float_formatter(arr: np.ndarray):
-    """PyTorch's float format: integers as ``1.``, else 4 decimals, or ``1.0000e+09`` when
-    the magnitudes span more than 1000x, exceed 1e8, or (non-integers) fall below 1e-4;
-    every element right-aligned to the widest."""
+    """PyTorch's float format: integers as ``1.``, else ``precision`` decimals, or ``1.0000e+09`` when
+    the magnitudes span more than 1000x, exceed 1e8, or (non-integers) fall below 1e-4 (unless
+    ``sci_mode`` says which); every element right-aligned to the widest."""
     finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
     nonzero = finite[finite != 0]
     int_mode = bool(np.all(finite == np.round(finite)))
-    sci = nonzero.size > 0 and (
-        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1.0e8 or (not int_mode and nonzero.min() < 1.0e-4)
-    )
+    if PRINT_OPTS.sci_mode is None:
+        sci = nonzero.size > 0 and (
+            nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1.0e8 or (not int_mode and nonzero.min() < 1.0e-4)
+        )
+    else:
+        sci = PRINT_OPTS.sci_mode and nonzero.size > 0
+    prec = PRINT_OPTS.precision
     if sci:
-        fmt = "{:.4e}".format
+        fmt = f"{{:.{prec}e}}".format
     elif int_mode:
         fmt = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
     else:
-        fmt = "{:.4f}".format
+        fmt = f"{{:.{prec}f}}".format
     width = max((len(fmt(x)) for x in arr.reshape(-1)), default=0)
     return lambda x: fmt(x).rjust(width)
 
@@ -53,12 +73,14 @@ def _host_array(self: Tensor) -> np.ndarray:
 def _repr(self: Tensor) -> str:
     """PyTorch-style repr: ``tensor([[1.0000, 2.5000], ...])`` plus dtype when not a default."""
     arr = _host_array(self)
+    opts = PRINT_OPTS
+    layout = {"threshold": min(opts.threshold, sys.maxsize), "edgeitems": opts.edgeitems,
+              "max_line_width": opts.linewidth}
     if self.dtype.is_floating_point:
-        body = np.array2string(
-            arr, separator=", ", prefix="tensor(", formatter={"float_kind": _float_formatter(arr)}, threshold=1000, edgeitems=3
-        )
+        body = np.array2string(arr, separator=", ", prefix="tensor(", formatter={"float_kind": _float_formatter(arr)},
+                               **layout)
     else:
-        body = np.array2string(arr, separator=", ", prefix="tensor(", threshold=1000, edgeitems=3)
+        body = np.array2string(arr, separator=", ", prefix="tensor(", **layout)
     extras = []
     if self.numel() == 0 and self.ndim != 1:
         extras.append(f"size={tuple(self.shape)}")

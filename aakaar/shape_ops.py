@@ -552,7 +552,9 @@ def _inplace(fn: Any) -> Any:
 
 def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """(std, mean) over ``dim``."""
+    """(std, mean) over ``dim``; a bool in dim's place is torch's ``std_mean(input, unbiased)``."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
     kw = {} if unbiased is None else {"unbiased": unbiased}
     if correction is not None:
         kw["correction"] = correction
@@ -561,7 +563,9 @@ def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool
 
 def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
              correction: Any = None) -> tuple[Tensor, Tensor]:
-    """(var, mean) over ``dim``."""
+    """(var, mean) over ``dim``; a bool in dim's place is torch's ``var_mean(input, unbiased)``."""
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
     kw = {} if unbiased is None else {"unbiased": unbiased}
     if correction is not None:
         kw["correction"] = correction

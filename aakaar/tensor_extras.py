@@ -463,7 +463,7 @@ def install() -> None:
         setattr(Tensor, fn.__name__, fn)
     Tensor.__format__ = __format__
     Tensor.view = view
-    for name in ("prod", "mean", "softmax", "log_softmax"):
+    for name in ("prod", "mean", "softmax", "log_softmax"):  # functools.wraps keeps their axis= marks
         setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))
     Tensor.igammac_ = lambda self, other: self.copy_(igammac(self, other))

@@ -204,6 +204,9 @@ def bilinear(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None
     if tuple(input1.shape[:-1]) != tuple(input2.shape[:-1]):
         raise RuntimeError(f"bilinear(): input batch dimensions do not match: got {list(input1.shape[:-1])} and "
                            f"{list(input2.shape[:-1])}")
+    if input1.numel() == 0 or input2.numel() == 0:  # an empty batch (einsum refuses to broadcast it)
+        out = _C.zeros(list(input1.shape[:-1]) + [weight.shape[0]], dtype=input1.dtype, device=input1.device)
+        return out + bias if bias is not None else out
     out = einsum("...i,oij,...j->...o", input1, weight, input2)
     return out + bias if bias is not None else out
 

@@ -136,6 +136,8 @@ TensorList AccumulateGrad::apply(TensorList&& grads) {
            " does not match the leaf tensor of shape ", shape_str(variable->shape));
   if (g->dtype != variable->dtype) g = ops::to_dtype(g, variable->dtype);
   accumulate_into_grad(m, std::move(g));
+  // A copy: a hook may register another one (which runs from the next backward on).
+  for (const auto& hook : std::vector<std::function<void()>>(m.post_accumulate_hooks)) hook();
   return {};
 }
 // [[/book:accumulate_grad]]

@@ -115,6 +115,9 @@ struct AutogradMeta {
   uint32_t output_nr = 0;                 // which output of grad_fn this tensor is
   std::weak_ptr<Node> grad_accumulator;   // leaves: their AccumulateGrad, kept weakly (no cycle)
   std::vector<GradHook> hooks;            // leaves: run on the gradient before accumulation
+  // Leaves: run after the gradient is added into .grad (register_post_accumulate_grad_hook; an
+  // optimizer step inside backward reads .grad there and may free it).
+  std::vector<std::function<void()>> post_accumulate_hooks;
   bool retains_grad = false;
   // A view (sharing memory) of a leaf that requires grad, directly or through
   // other views: in-place ops on it are refused, as on the leaf itself.

@@ -107,6 +107,9 @@ void bind_autograd(py::module_& m) {
         return py::cast(t->autograd->grad_fn);
       }, "The node that produced this tensor (None for leaves).")
       .def_property_readonly("is_leaf", [](const TensorPtr& t) { return !(t->autograd && t->autograd->grad_fn); })
+      .def_property_readonly("output_nr", [](const TensorPtr& t) -> uint32_t {
+        return t->autograd && t->autograd->grad_fn ? t->autograd->output_nr : 0;
+      }, "Which output of grad_fn this tensor is (0 for leaves).")
       .def_property_readonly("retains_grad", [](const TensorPtr& t) { return t->autograd && t->autograd->retains_grad; })
       .def("retain_grad", [](const TensorPtr& t) {
         AK_CHECK(autograd::requires_grad(t), RuntimeError, "can't retain_grad on a tensor that has requires_grad=False");
@@ -129,6 +132,16 @@ void bind_autograd(py::module_& m) {
         if (m.grad_fn) m.grad_fn->pre_hooks.push_back({m.output_nr, wrap_hook(fn)});
         else m.hooks.push_back(wrap_hook(fn));
       }, py::arg("hook"), "Calls hook(grad) when this tensor's gradient is computed; a returned tensor replaces it.")
+      .def("_register_post_accumulate_grad_hook", [](const TensorPtr& t, py::function fn) {
+        AK_CHECK(autograd::requires_grad(t), RuntimeError,
+                 "cannot register a hook on a tensor that doesn't require gradient");
+        AutogradMeta& m = autograd::meta(t);
+        AK_CHECK(!m.grad_fn, RuntimeError, "post accumulate grad hooks cannot be registered on non-leaf tensors");
+        std::weak_ptr<Tensor> weak = t;  // the tensor owns its meta: no cycle
+        m.post_accumulate_hooks.push_back([weak, fn]() {
+          if (auto self = weak.lock()) fn(self);
+        });
+      }, py::arg("hook"), "Calls hook(tensor) after a backward has added into this leaf's .grad.")
       .def("detach", &autograd::detach, "The same data, cut from the graph.")
       .def("detach_", [](const TensorPtr& t) {
         // PyTorch's rule: detaching a view in place would cut it from its base's graph

@@ -28,12 +28,17 @@ def test_matmul_strided_and_batched(rng):
           atol=1e-12)
 
 
-def test_matmul_refuses_integers_like_cpu(rng):
+def test_integer_matmul_like_cpu(rng):
+    # composed from multiply and sum (aakaar/integer_matmul.py), so the device computes it as the CPU does
     a_cpu, a_dev = pair(sample(rng, (3, 3), aakaar.int64))
+    out = a_dev @ a_dev
+    assert out.device.type == "cuda" and out.dtype == aakaar.int64
+    np.testing.assert_array_equal(out.cpu().numpy(), (a_cpu @ a_cpu).numpy())
+    b_cpu, b_dev = pair(sample(rng, (3, 3), aakaar.bool))
     with pytest.raises(TypeError):
-        a_cpu @ a_cpu
+        b_cpu @ b_cpu
     with pytest.raises(TypeError):
-        a_dev @ a_dev
+        b_dev @ b_dev
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
