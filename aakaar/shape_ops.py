@@ -482,8 +482,10 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """gather with ``indices`` broadcast against ``input`` (all dims but ``dim``); flattened when dim is None."""
     if dim is None:
-        return input.reshape(-1).gather(0, indices.reshape(-1))
+        flat = input.reshape(-1)
+        return flat.gather(0, _wrap_negative(indices.reshape(-1), flat.shape[0]))
     d = _wrap(dim, input.ndim)
+    indices = _wrap_negative(indices, input.shape[d])  # torch counts -1 as the last, as Python does
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
@@ -493,6 +495,11 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     xs, ix = list(shape), list(shape)
     xs[d], ix[d] = input.shape[d], indices.shape[d]
     return input.broadcast_to(xs).gather(d, indices.broadcast_to(ix))
+
+
+def _wrap_negative(indices: Tensor, size: int) -> Tensor:
+    """indices with each negative i read as size + i (out-of-range ones are left for gather to refuse)."""
+    return _C.where(indices < 0, indices + size, indices)
 
 
 def _along(index: Tensor, d: int, shape: Sequence[int]) -> Tensor:

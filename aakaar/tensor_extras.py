@@ -455,6 +455,36 @@ def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
     return self._bitcast(dtype)
 
 
+def _masked_fill_value(self: Tensor, value: Any, fn: str) -> Any:
+    """value as the masked fill takes it: numbers as they are; a 0-d tensor in self's dtype (torch
+    accepts one, and its gradient flows to it); a tensor with dims is torch's RuntimeError."""
+    if not isinstance(value, Tensor):
+        return value
+    if value.ndim != 0:
+        raise RuntimeError(f"{fn} only supports a 0-dimensional value tensor, but got tensor with {value.ndim} "
+                           "dimension(s).")
+    return value.to(self.dtype)
+
+
+_masked_fill_number, _masked_fill_number_ = Tensor.masked_fill, Tensor.masked_fill_
+
+
+def masked_fill(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """self with value where mask is True (value: a number or a 0-d tensor)."""
+    v = _masked_fill_value(self, value, "masked_fill_")
+    if isinstance(v, Tensor):
+        return _C.where(mask, v, self)
+    return _masked_fill_number(self, mask, v)
+
+
+def masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    """In place: value where mask is True (value: a number or a 0-d tensor)."""
+    v = _masked_fill_value(self, value, "masked_fill_")
+    if isinstance(v, Tensor):
+        return self.copy_(_C.where(mask, v, self))
+    return _masked_fill_number_(self, mask, v)
+
+
 def install() -> None:
     """Tensor methods: angle, histogram, igamma(c)(_), nonzero_static, resize_, resize_as_, the unsafe
     splits, prelu, pin_memory, share_memory_."""
@@ -463,6 +493,7 @@ def install() -> None:
         setattr(Tensor, fn.__name__, fn)
     Tensor.__format__ = __format__
     Tensor.view = view
+    Tensor.masked_fill, Tensor.masked_fill_ = masked_fill, masked_fill_
     for name in ("prod", "mean", "softmax", "log_softmax"):  # functools.wraps keeps their axis= marks
         setattr(Tensor, name, _with_dtype(getattr(Tensor, name)))
     Tensor.igamma_ = lambda self, other: self.copy_(igamma(self, other))
