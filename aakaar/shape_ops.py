@@ -481,11 +481,10 @@ def take(input: Tensor, index: Tensor) -> Tensor:
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """gather with ``indices`` broadcast against ``input`` (all dims but ``dim``); flattened when dim is None."""
-    if dim is None:
-        flat = input.reshape(-1)
-        return flat.gather(0, _wrap_negative(indices.reshape(-1), flat.shape[0]))
+    if dim is None:  # (torch refuses negative indices here, and gather does too)
+        return input.reshape(-1).gather(0, indices.reshape(-1))
     d = _wrap(dim, input.ndim)
-    indices = _wrap_negative(indices, input.shape[d])  # torch counts -1 as the last, as Python does
+    indices = _wrap_negative(indices, input.shape[d])  # along a dim torch counts -1 as the last
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
