@@ -130,7 +130,7 @@ _TENSOR_TYPES = {"FloatTensor": "float32", "DoubleTensor": "float64", "HalfTenso
 
 def set_default_tensor_type(t: Any) -> None:
     """Deprecated in torch (as here): sets the default floating dtype from a tensor type name such
-    as 'torch.FloatTensor' (or aakaar's dtype). aakaar's default dtype is fixed at float32."""
+    as 'torch.FloatTensor' (or aakaar's dtype), through set_default_dtype."""
     warnings.warn("torch.set_default_tensor_type() is deprecated as of PyTorch 2.1, please use "
                   "torch.set_default_dtype() and torch.set_default_device() as alternatives.", UserWarning,
                   stacklevel=2)

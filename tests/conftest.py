@@ -19,6 +19,19 @@ CUDA_SUITE = Path(__file__).parent / "cuda_backend" / "suite"
 MAX_REASONS = 12  # the block stays short; the rest are counted on one line
 
 
+@pytest.fixture(autouse=True)
+def _default_dtype_is_restored():
+    """A test that changes the default dtype must restore it: left at float64, it silently changes
+    every later test in the same worker. Restore it here and fail the test that leaked it."""
+    import aakaar
+
+    yield
+    leaked = aakaar.get_default_dtype()
+    if leaked != aakaar.float32:
+        aakaar.set_default_dtype(aakaar.float32)
+        pytest.fail(f"the test left the default dtype at {leaked}; restore it (try/finally)")
+
+
 def _cuda_available() -> bool:
     import aakaar
 

@@ -81,8 +81,13 @@ def test_default_device_and_tensor_type():
         ak.set_default_device("cuda")
     with pytest.warns(UserWarning, match="deprecated"):
         ak.set_default_tensor_type("torch.FloatTensor")
-    with pytest.warns(UserWarning), pytest.raises(NotImplementedError):
-        ak.set_default_tensor_type("torch.DoubleTensor")        # aakaar's default dtype is fixed
+    try:
+        with pytest.warns(UserWarning):
+            ak.set_default_tensor_type("torch.DoubleTensor")
+        assert ak.get_default_dtype() == ak.float64
+        assert ak.tensor([1.5]).dtype == ak.float64
+    finally:
+        ak.set_default_dtype(ak.float32)
     with pytest.warns(UserWarning), pytest.raises(TypeError):
         ak.set_default_tensor_type("torch.NoSuchTensor")
     assert ak.get_default_dtype() == ak.float32
