@@ -319,7 +319,11 @@ def slogdet(A: Tensor) -> SlogdetResult:
 def logdet(A: Tensor) -> Tensor:
     """log(det(A)): NaN where the determinant is negative, -inf where it is 0."""
     sign, logabs = slogdet(A)
-    return _C.where(sign < 0, logabs * float("nan"), _C.where(sign == 0, logabs * 0 - float("inf"), logabs))
+    # The NaN and -inf are constants, not logabs * nan: where's backward sends a zero gradient
+    # to the branch it did not take, and 0 * nan would still be NaN in logabs' gradient.
+    nan = logabs.detach().clone().fill_(float("nan"))
+    neg_inf = logabs.detach().clone().fill_(float("-inf"))
+    return _C.where(sign < 0, nan, _C.where(sign == 0, neg_inf, logabs))
 
 
 def inv(A: Tensor) -> Tensor:

@@ -423,12 +423,9 @@ def poisson_nll_loss(input: Tensor, target: Tensor, log_input: bool = True, full
         loss = input.exp() - target * input
     else:
         loss = input - target * (input + eps).log()
-    if full:
-        with no_grad():
-            big = target > 1
-            t = _C.where(big, target, _scalar(2.0, target))  # no log of 0 in the discarded branch
-            stirling = _C.where(big, t * t.log() - t + (t * (2 * math.pi)).log() * 0.5, _scalar(0.0, target))
-        loss = loss + stirling
+    if full:  # differentiable in the target too, as torch's, NaN gradient at target 0 included
+        stirling = target * target.log() - target + (target * (2 * math.pi)).log() * 0.5
+        loss = loss + stirling.masked_fill(target <= 1, 0.0)
     return _reduce(loss, red)
 
 
