@@ -29,6 +29,7 @@
 
 #include "core/error.h"
 #include "cpu/backend_cpu.h"
+#include "cpu/fused/conv2d_winograd.h"
 #include "cpu/gemm/gemm.h"
 #include "cpu/parallel.h"
 
@@ -358,11 +359,16 @@ void conv2d_backward_impl(const Tensor* grad_x, const Tensor* grad_w, const Tens
 }  // namespace
 
 void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a) {
+  if (winograd_applies(x, w, a)) return conv2d_winograd(out, x, w, b, a);
   AK_DISPATCH_FLOAT(x.dtype, "conv2d", [&](auto tag) { conv2d_forward<decltype(tag)>(out, x, w, b, a); });
 }
 
 void conv2d_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
                      const Tensor& x, const Tensor& w, const Conv2dArgs& a) {
+  if (grad_x && winograd_applies(x, w, a)) {  // grad_x by Winograd; grad_w and grad_b below
+    conv2d_winograd_grad_input(*grad_x, g, w, a);
+    grad_x = nullptr;
+  }
   AK_DISPATCH_FLOAT(g.dtype, "conv2d backward", [&](auto tag) {
     conv2d_backward_impl<decltype(tag)>(grad_x, grad_w, grad_b, g, x, w, a);
   });
