@@ -10,10 +10,15 @@ problems are a small EMNIST CNN's layers, float32: a 64x1x28x28 batch through 32
 layer and must agree; then the calls run interleaved (aakaar, torch, aakaar, ...) and the medians
 are compared. A ratio below 1.0 means aakaar is faster; "paired" is the median of each round's
 own ratio (the two calls of a round ran under the same load).
+
+The rows marked "(im2col)" time aakaar with AAKAAR_CONV2D_ALGO=im2col, the road float32 3x3
+convolutions took before Winograd's (chapter 13b), against PyTorch again: the two roads
+compared in one run.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 import numpy as np
@@ -29,11 +34,32 @@ def _problems(big: bool) -> dict[str, tuple]:
         "conv 64x1x28x28, 32 3x3": ("conv", (64, 1, 28, 28), (32, 1, 3, 3), 1),
         "maxpool2d 64x32x28x28, 2": ("maxpool", (64, 32, 28, 28), 2),
         "conv 64x32x14x14, 64 3x3": ("conv", (64, 32, 14, 14), (64, 32, 3, 3), 1),
+        "conv 64x32x14x14 (im2col)": ("conv", (64, 32, 14, 14), (64, 32, 3, 3), 1, "im2col"),
         "maxpool2d 64x64x14x14, 2": ("maxpool", (64, 64, 14, 14), 2),
     }
     if big:
         probs["conv 32x64x56x56, 64 3x3"] = ("conv", (32, 64, 56, 56), (64, 64, 3, 3), 1)
+        probs["conv 32x64x56x56 (im2col)"] = ("conv", (32, 64, 56, 56), (64, 64, 3, 3), 1, "im2col")
     return probs
+
+
+def _on_road(step: Callable[[], object], road: str | None) -> Callable[[], object]:
+    """step with AAKAAR_CONV2D_ALGO set to road for its duration (None: the library's choice)."""
+    if road is None:
+        return step
+
+    def run():
+        before = os.environ.get("AAKAAR_CONV2D_ALGO")
+        os.environ["AAKAAR_CONV2D_ALGO"] = road
+        try:
+            return step()
+        finally:
+            if before is None:
+                del os.environ["AAKAAR_CONV2D_ALGO"]
+            else:
+                os.environ["AAKAAR_CONV2D_ALGO"] = before
+
+    return run
 
 
 def _steps(lib, F, prob, rng: np.random.Generator) -> tuple[Callable[[], object], list]:
@@ -71,6 +97,7 @@ def run(threads: int = 1, rounds: int = 21, big: bool = False) -> dict:
     results = {}
     for label, prob in _problems(big).items():
         sa, la = _steps(ak, ak.nn.functional, prob, np.random.default_rng(0))
+        sa = _on_road(sa, prob[4] if prob[0] == "conv" and len(prob) > 4 else None)
         st, lt = _steps(torch, torch.nn.functional, prob, np.random.default_rng(0))
         oa, ot = sa(), st()
         np.testing.assert_allclose(oa.detach().numpy(), ot.detach().numpy(), rtol=1e-4, atol=1e-4)

@@ -20,6 +20,8 @@
 // each kernel tap's row of cols is the image shifted, one flat copy (and
 // col2im one flat add) with the padding columns zeroed: not one short copy
 // per output row.
+// float32 3x3 convolutions with stride 1 (and enough channels) take Winograd's road instead,
+// in the forward and the backward (conv2d_winograd.cpp): fewer multiplications, same GEMM.
 // Images are spread over the thread pool; each chunk of images has its own
 // cols buffer and, in the backward, its own partial grad_W, summed in chunk
 // order at the end (so a given thread count always gives the same bits).
@@ -365,9 +367,10 @@ void conv2d(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b
 
 void conv2d_backward(const Tensor* grad_x, const Tensor* grad_w, const Tensor* grad_b, const Tensor& g,
                      const Tensor& x, const Tensor& w, const Conv2dArgs& a) {
-  if (grad_x && winograd_applies(x, w, a)) {  // grad_x by Winograd; grad_w and grad_b below
-    conv2d_winograd_grad_input(*grad_x, g, w, a);
-    grad_x = nullptr;
+  if (winograd_applies(x, w, a)) {  // grad_x and grad_w by Winograd; grad_b below
+    if (grad_x) conv2d_winograd_grad_input(*grad_x, g, w, a);
+    if (grad_w) conv2d_winograd_grad_weight(*grad_w, g, x, a);
+    grad_x = grad_w = nullptr;
   }
   AK_DISPATCH_FLOAT(g.dtype, "conv2d backward", [&](auto tag) {
     conv2d_backward_impl<decltype(tag)>(grad_x, grad_w, grad_b, g, x, w, a);

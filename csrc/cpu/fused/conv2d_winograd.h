@@ -1,4 +1,5 @@
-// Winograd's F(2x2, 3x3) for the CPU's conv2d (conv2d_winograd.cpp).
+// Winograd's F(2x2, 3x3) for the CPU's conv2d (conv2d_winograd.cpp): the forward, grad_input and
+// grad_weight.
 #pragma once
 #include "core/backend.h"
 
@@ -12,5 +13,6 @@ bool winograd_applies(const Tensor& x, const Tensor& w, const Conv2dArgs& a);
 
 void conv2d_winograd(const Tensor& out, const Tensor& x, const Tensor& w, const Tensor* b, const Conv2dArgs& a);
 void conv2d_winograd_grad_input(const Tensor& grad_x, const Tensor& g, const Tensor& w, const Conv2dArgs& a);
+void conv2d_winograd_grad_weight(const Tensor& grad_w, const Tensor& g, const Tensor& x, const Conv2dArgs& a);
 
 }  // namespace aakaar::cpu

@@ -39,15 +39,21 @@ inline void store_v(float* p, const V& v) {
   std::memcpy(p, &v, sizeof(V));
 }
 
-// t[c][r] = src[r lds + c] for r < nr, c < nc (the rest of t is left as it was): a 16 x 16 block
-// transposed. With AVX-512 in registers, four rounds of two-register permutes, each swapping one
-// bit of the row index with the same bit of the column index; elsewhere element by element.
-inline void transpose16(const float* __restrict src, int64_t lds, int nr, int nc, float (*__restrict t)[16]) {
+// dst[c][r] = src[r lds + c] for r < nr, c < nc: a block of up to 16 x 16 transposed, each
+// column of src written as a row at its own destination. With AVX-512 in registers: four rounds
+// of two-register permutes, each swapping one bit of the row index with the same bit of the
+// column index; elsewhere element by element.
+inline void transpose16(const float* __restrict src, int64_t lds, int nr, int nc, float* const* dst) {
 #ifdef __AVX512F__
-  const __mmask16 cols = nc >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nc) - 1);
   __m512 r[16];  // fully unrolled below, so that r lives in registers
+  if (nr == 16 && nc == 16) {
 #pragma GCC unroll 16
-  for (int i = 0; i < 16; ++i) r[i] = i < nr ? _mm512_maskz_loadu_ps(cols, src + i * lds) : _mm512_setzero_ps();
+    for (int i = 0; i < 16; ++i) r[i] = _mm512_loadu_ps(src + i * lds);
+  } else {
+    const __mmask16 cols = nc >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nc) - 1);
+#pragma GCC unroll 16
+    for (int i = 0; i < 16; ++i) r[i] = i < nr ? _mm512_maskz_loadu_ps(cols, src + i * lds) : _mm512_setzero_ps();
+  }
   // Round `bit`: rows i and i | bit exchange the columns whose index has `bit` set.
   static constexpr int kIdx[4][2][16] = {
       {{0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30},
@@ -70,12 +76,18 @@ inline void transpose16(const float* __restrict src, int64_t lds, int nr, int nc
       r[i | bit] = _mm512_permutex2var_ps(a, ihi, b);
     }
   }
+  if (nr == 16 && nc == 16) {
 #pragma GCC unroll 16
-  for (int c = 0; c < 16; ++c)
-    if (c < nc) _mm512_storeu_ps(t[c], r[c]);
+    for (int c = 0; c < 16; ++c) _mm512_storeu_ps(dst[c], r[c]);
+  } else {
+    const __mmask16 rows = nr >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << nr) - 1);
+#pragma GCC unroll 16
+    for (int c = 0; c < 16; ++c)
+      if (c < nc) _mm512_mask_storeu_ps(dst[c], rows, r[c]);
+  }
 #else
-  for (int rr = 0; rr < nr; ++rr)
-    for (int c = 0; c < nc; ++c) t[c][rr] = src[rr * lds + c];
+  for (int c = 0; c < nc; ++c)
+    for (int rr = 0; rr < nr; ++rr) dst[c][rr] = src[rr * lds + c];
 #endif
 }
 
@@ -85,25 +97,22 @@ inline void winograd_pad_to_hwc(const float* __restrict in, int64_t C, int64_t H
                                 int64_t pl, int64_t Hp, int64_t Wp, float* __restrict xp) {
   std::fill(xp, xp + Hp * Wp * C, 0.0f);
   const int64_t HW = H * W;
-  float t[16][16];
+  float scratch[16];  // where the pixels that fall outside xp go (none, for the paddings used)
+  float* dst[16];
   for (int64_t c0 = 0; c0 < C; c0 += 16) {
     const int nch = int(std::min<int64_t>(16, C - c0));
     for (int64_t p0 = 0; p0 < HW; p0 += 16) {
       const int npix = int(std::min<int64_t>(16, HW - p0));
-      transpose16(in + c0 * HW + p0, HW, nch, npix, t);
       for (int k = 0; k < npix; ++k) {
         const int64_t p = p0 + k, r = p / W + pt, s = p % W + pl;
-        if (r < 0 || r >= Hp || s < 0 || s >= Wp) continue;
-        float* dst = xp + (r * Wp + s) * C + c0;
-        if (nch == 16)
-          std::memcpy(dst, t[k], sizeof(float) * 16);  // a fixed size: one vector move
-        else
-          std::memcpy(dst, t[k], sizeof(float) * nch);
+        dst[k] = (r < 0 || r >= Hp || s < 0 || s >= Wp) ? scratch : xp + (r * Wp + s) * C + c0;
       }
+      transpose16(in + c0 * HW + p0, HW, nch, npix, dst);
     }
   }
 }
 
+// [[book:winograd_input_tile]]
 // V = B^T d B for 16 (or, at the end, one) channels of one tile, d its 4x4 pixels at d + (r Wp + s) C.
 //   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1]
 template <typename V>
@@ -125,6 +134,8 @@ inline void input_tile(const float* d, int64_t C, int64_t Wp, float* v, int64_t 
   }
 }
 
+// [[/book:winograd_input_tile]]
+
 // The transformed tiles t0..t1 of one image (tile t = i tw + j has its pixels at rows 2i..,
 // columns 2j.. of xp) to rows row0.. of the 16 matrices V[k] (tiles, C), V[k] = V + k ldv.
 inline void winograd_input_tiles(const float* __restrict xp, int64_t C, int64_t Wp, int64_t th, int64_t tw,
@@ -140,6 +151,7 @@ inline void winograd_input_tiles(const float* __restrict xp, int64_t C, int64_t 
   }
 }
 
+// [[book:winograd_output_tile]]
 // Y = A^T p A (+ bias) for 16 (or one) output channels of one tile, p its 16 products at
 // m + k ldm; the four outputs to y[0..3] (each `stride` apart).
 //   A^T = [1 1 1 0; 0 1 -1 -1]
@@ -157,6 +169,39 @@ inline void output_tile(const float* m, int64_t ldm, const float* bias, float* y
   store_v<V>(y + stride, q[0][1] - q[0][2] - q[0][3] + b);
   store_v<V>(y + 2 * stride, q[1][0] + q[1][1] + q[1][2] + b);
   store_v<V>(y + 3 * stride, q[1][1] - q[1][2] - q[1][3] + b);
+}
+
+// [[/book:winograd_output_tile]]
+
+// For the weight gradient: P = A e A^T for 16 (or one) output channels of one tile, e the tile's
+// 2x2 output gradients at e + (a Wg + b) O, the 16 results to p + k ldp. (The adjoint of the
+// output transform: the gradient of Y = A^T P A with respect to P.)
+//   A = [1 0; 1 1; 1 -1; 0 -1]
+template <typename V>
+inline void grad_tile(const float* e, int64_t O, int64_t Wg, float* p, int64_t ldp) {
+  const V e00 = load_v<V>(e), e01 = load_v<V>(e + O), e10 = load_v<V>(e + Wg * O), e11 = load_v<V>(e + Wg * O + O);
+  const V u[4][2] = {{e00, e01}, {e00 + e10, e01 + e11}, {e00 - e10, e01 - e11}, {-e10, -e11}};  // A e
+  for (int r = 0; r < 4; ++r) {  // (A e) A^T along each row
+    store_v<V>(p + (4 * r + 0) * ldp, u[r][0]);
+    store_v<V>(p + (4 * r + 1) * ldp, u[r][0] + u[r][1]);
+    store_v<V>(p + (4 * r + 2) * ldp, u[r][0] - u[r][1]);
+    store_v<V>(p + (4 * r + 3) * ldp, -u[r][1]);
+  }
+}
+
+// The transformed output-gradient tiles t0..t1 of one image, gp (2 th, 2 tw, O) channel-minor
+// and zero past the output's edge, to rows row0.. of the 16 matrices P[k] (tiles, O).
+inline void winograd_grad_tiles(const float* __restrict gp, int64_t O, int64_t tw, int64_t t0, int64_t t1,
+                                float* __restrict P, int64_t ldp, int64_t row0) {
+  const int64_t Wg = 2 * tw;
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t i = t / tw, j = t % tw;
+    const float* e = gp + (2 * i * Wg + 2 * j) * O;
+    float* p = P + (row0 + t - t0) * O;
+    int64_t o = 0;
+    for (; o + 16 <= O; o += 16) grad_tile<Vec16>(e + o, O, Wg, p + o, ldp);
+    for (; o < O; ++o) grad_tile<float>(e + o, O, Wg, p + o, ldp);
+  }
 }
 
 // The outputs of tiles t0..t1 of one image from rows row0.. of the products M[k] (tiles, O):
@@ -185,16 +230,13 @@ inline void winograd_output_tiles(const float* __restrict M, int64_t ldm, int64_
 
 // out (O, P) = yt (P, O) transposed, 16 by 16.
 inline void winograd_hwc_to_chw(const float* __restrict yt, int64_t P, int64_t O, float* __restrict out) {
-  float t[16][16];
+  float* dst[16];
   for (int64_t p0 = 0; p0 < P; p0 += 16) {
     const int npix = int(std::min<int64_t>(16, P - p0));
     for (int64_t o0 = 0; o0 < O; o0 += 16) {
       const int nch = int(std::min<int64_t>(16, O - o0));
-      transpose16(yt + p0 * O + o0, O, npix, nch, t);
-      if (npix == 16)
-        for (int k = 0; k < nch; ++k) std::memcpy(out + (o0 + k) * P + p0, t[k], sizeof(float) * 16);
-      else
-        for (int k = 0; k < nch; ++k) std::memcpy(out + (o0 + k) * P + p0, t[k], sizeof(float) * npix);
+      for (int k = 0; k < nch; ++k) dst[k] = out + (o0 + k) * P + p0;
+      transpose16(yt + p0 * O + o0, O, npix, nch, dst);
     }
   }
 }
@@ -219,4 +261,8 @@ inline void winograd_hwc_to_chw(const float* __restrict yt, int64_t P, int64_t O
   }                                                                                                            \
   void winograd_hwc_to_chw_f32(const float* yt, int64_t P, int64_t O, float* out) {                            \
     winograd_hwc_to_chw(yt, P, O, out);                                                                       \
+  }                                                                                                            \
+  void winograd_grad_tiles_f32(const float* gp, int64_t O, int64_t tw, int64_t t0, int64_t t1, float* P,       \
+                               int64_t ldp, int64_t row0) {                                                    \
+    winograd_grad_tiles(gp, O, tw, t0, t1, P, ldp, row0);                                                     \
   }
