@@ -136,19 +136,31 @@ inline void input_tile(const float* d, int64_t C, int64_t Wp, float* v, int64_t 
 
 // [[/book:winograd_input_tile]]
 
-// The transformed tiles t0..t1 of one image (tile t = i tw + j has its pixels at rows 2i..,
-// columns 2j.. of xp) to rows row0.. of the 16 matrices V[k] (tiles, C), V[k] = V + k ldv.
+// For tiles t0..t1 of one image (tile t = i tw + j starts at row 2i, column 2j of src, a
+// (rows, row_w, C) channel-minor array), calls tile(zero, from, to) for each block of 16 channels
+// and then each remaining channel: `zero` is a Vec16 or a float (the type to compute in), `from`
+// the block's first channel in the tile's corner pixel, `to` in row row0 + t - t0 of dst (C wide).
+template <typename TileFn>
+inline void over_tiles(const float* src, int64_t C, int64_t row_w, int64_t tw, int64_t t0, int64_t t1, float* dst,
+                       int64_t row0, const TileFn& tile) {
+  for (int64_t t = t0; t < t1; ++t) {
+    const int64_t i = t / tw, j = t % tw;
+    const float* from = src + (2 * i * row_w + 2 * j) * C;
+    float* to = dst + (row0 + t - t0) * C;
+    int64_t c = 0;
+    for (; c + 16 <= C; c += 16) tile(Vec16{}, from + c, to + c);
+    for (; c < C; ++c) tile(0.0f, from + c, to + c);
+  }
+}
+
+// The transformed tiles t0..t1 of one image, its pixels in xp, to rows row0.. of the 16
+// matrices V[k] (tiles, C), V[k] = V + k ldv.
 inline void winograd_input_tiles(const float* __restrict xp, int64_t C, int64_t Wp, int64_t th, int64_t tw,
                                  int64_t t0, int64_t t1, float* __restrict V, int64_t ldv, int64_t row0) {
   (void)th;
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t i = t / tw, j = t % tw;
-    const float* d = xp + (2 * i * Wp + 2 * j) * C;
-    float* v = V + (row0 + t - t0) * C;
-    int64_t c = 0;
-    for (; c + 16 <= C; c += 16) input_tile<Vec16>(d + c, C, Wp, v + c, ldv);
-    for (; c < C; ++c) input_tile<float>(d + c, C, Wp, v + c, ldv);
-  }
+  over_tiles(xp, C, Wp, tw, t0, t1, V, row0, [&](auto zero, const float* from, float* to) {
+    input_tile<decltype(zero)>(from, C, Wp, to, ldv);
+  });
 }
 
 // [[book:winograd_output_tile]]
@@ -193,15 +205,9 @@ inline void grad_tile(const float* e, int64_t O, int64_t Wg, float* p, int64_t l
 // and zero past the output's edge, to rows row0.. of the 16 matrices P[k] (tiles, O).
 inline void winograd_grad_tiles(const float* __restrict gp, int64_t O, int64_t tw, int64_t t0, int64_t t1,
                                 float* __restrict P, int64_t ldp, int64_t row0) {
-  const int64_t Wg = 2 * tw;
-  for (int64_t t = t0; t < t1; ++t) {
-    const int64_t i = t / tw, j = t % tw;
-    const float* e = gp + (2 * i * Wg + 2 * j) * O;
-    float* p = P + (row0 + t - t0) * O;
-    int64_t o = 0;
-    for (; o + 16 <= O; o += 16) grad_tile<Vec16>(e + o, O, Wg, p + o, ldp);
-    for (; o < O; ++o) grad_tile<float>(e + o, O, Wg, p + o, ldp);
-  }
+  over_tiles(gp, O, 2 * tw, tw, t0, t1, P, row0, [&](auto zero, const float* from, float* to) {
+    grad_tile<decltype(zero)>(from, O, 2 * tw, to, ldp);
+  });
 }
 
 // The outputs of tiles t0..t1 of one image from rows row0.. of the products M[k] (tiles, O):
