@@ -1,6 +1,6 @@
 """Chapter 13b's check cells name the likely mistake: a flipped kernel, a missing bias or padding, the
 dilation ignored, the columns of im2col transposed or in the wrong order, the input gradient with an unturned kernel, a
-mean for a sum. Each typical wrong answer runs through the real check cell of
+mean for a sum, Winograd's blocks without padding, room or cropping. Each typical wrong answer runs through the real check cell of
 solutions/13b-convolutions.ipynb, in-process."""
 from __future__ import annotations
 
@@ -84,6 +84,20 @@ WRONG = [
     ("13b.3", "mean bias", PARTS + "def conv2d_backward(x, w, g, padding=0):\n"
      "    gx, gw, gb = _parts(x, w, g, padding)\n    return gx, gw, g.mean(axis=(0, 2, 3))",
      "not a mean"),
+    ("13b.4", "no padding", "def winograd_conv3x3(x, w):\n    return library_conv(x, w, None, 1, 0)",
+     "without padding"),
+    ("13b.4", "last block dropped", "def winograd_conv3x3(x, w):\n"
+     "    return library_conv(x, w, None, 1, 1)[:, :, :x.shape[2] // 2 * 2, :x.shape[3] // 2 * 2]",
+     "an odd side needs one more 2x2 block"),
+    ("13b.4", "not cropped", "def winograd_conv3x3(x, w):\n"
+     "    y = library_conv(x, w, None, 1, 1)\n"
+     "    return np.pad(y, ((0, 0), (0, 0), (0, x.shape[2] % 2), (0, x.shape[3] % 2)))",
+     "crop the output"),
+    ("13b.4", "flipped kernel", "def winograd_conv3x3(x, w):\n"
+     "    return library_conv(x, w[:, :, ::-1, ::-1].copy(), None, 1, 1)",
+     "your kernel is flipped"),
+    ("13b.4", "one channel", "def winograd_conv3x3(x, w):\n    return library_conv(x[:, :1], w[:, :1], None, 1, 1)",
+     "only the first input channel"),
 ]
 
 
@@ -94,4 +108,4 @@ def test_a_typical_mistake_gets_its_hint(exercise, label, wrong, hint):
 
 
 def test_every_exercise_has_mistakes_tested():
-    assert {e for e, *_ in WRONG} == set(cells(NOTEBOOK)[1]) == {f"13b.{k}" for k in range(1, 4)}
+    assert {e for e, *_ in WRONG} == set(cells(NOTEBOOK)[1]) == {f"13b.{k}" for k in range(1, 5)}
