@@ -37,6 +37,15 @@ class _State(threading.local):
 
 
 _state = _State()
+# How many (thread, device type) pairs have autocast on right now: while it is 0 (always, in a
+# program that never uses autocast) a wrapped op costs one list lookup before calling through.
+_live = [0]
+
+
+def _set_enabled(device_type: str, value: bool) -> None:
+    if _state.enabled[device_type] != value:
+        _live[0] += 1 if value else -1
+        _state.enabled[device_type] = value
 _DEVICE_TYPES = ("cpu", "cuda")
 _SUPPORTED = {"cpu": (_C.dtype.bfloat16, _C.dtype.float16), "cuda": (_C.dtype.float16, _C.dtype.bfloat16)}
 
@@ -49,13 +58,18 @@ def _check_device_type(device_type: Any) -> str:
     return device_type
 
 
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast supports ``device_type`` ('cpu' and 'cuda' here)."""
+    return device_type in _DEVICE_TYPES
+
+
 def is_autocast_enabled(device_type: str | None = None) -> bool:
     """Whether autocast is on for ``device_type`` (torch's default, None, asks about 'cuda')."""
     return _state.enabled[_check_device_type("cuda" if device_type is None else device_type)]
 
 
 def set_autocast_enabled(device_type: str, enabled: bool) -> None:
-    _state.enabled[_check_device_type(device_type)] = bool(enabled)
+    _set_enabled(_check_device_type(device_type), bool(enabled))
 
 
 def get_autocast_dtype(device_type: str) -> Any:
@@ -76,7 +90,7 @@ def get_autocast_cpu_dtype() -> Any:
 
 
 def set_autocast_cpu_enabled(enabled: bool) -> None:
-    _state.enabled["cpu"] = bool(enabled)
+    _set_enabled("cpu", bool(enabled))
 
 
 def set_autocast_cpu_dtype(dtype: Any) -> None:
@@ -128,14 +142,15 @@ class autocast:  # noqa: N801  (torch's name)
 
     def __enter__(self) -> "autocast":
         self._prev = (_state.enabled[self.device], _state.dtype[self.device])
-        _state.enabled[self.device] = self._enabled
+        _set_enabled(self.device, self._enabled)
         _state.dtype[self.device] = self.fast_dtype
         autocast_increment_nesting()
         return self
 
     def __exit__(self, *exc: Any) -> bool:
         autocast_decrement_nesting()
-        _state.enabled[self.device], _state.dtype[self.device] = self._prev
+        _set_enabled(self.device, self._prev[0])
+        _state.dtype[self.device] = self._prev[1]
         return False
 
     def __call__(self, func: Callable[..., Any]) -> Callable[..., Any]:
@@ -190,6 +205,8 @@ def _widest(args: tuple, kwargs: dict, device_type: str) -> Any:
 def _wrap(fn: Callable[..., Any], policy: str, when: Callable[..., bool] | None = None) -> Callable[..., Any]:
     @functools.wraps(fn)
     def autocast_op(*args: Any, **kwargs: Any) -> Any:
+        if not _live[0]:
+            return fn(*args, **kwargs)
         st = _state
         if st.suspended or not (st.enabled["cpu"] or st.enabled["cuda"]):
             return fn(*args, **kwargs)

@@ -563,8 +563,8 @@ AK_HD T legendre_p(T x, int64_t n) {
 // ---- the ops' dispatch, shared by both devices ------------------------------------------
 // One switch per element: each of these costs tens of nanoseconds, so the branch on an op
 // every element shares is lost in the noise (and no loop of them vectorises anyway).
-constexpr bool is_special_unary(UnaryOp op) { return op >= UnaryOp::AiryAi && op <= UnaryOp::Erfcx; }
-constexpr bool is_special_binary(BinaryOp op) { return op >= BinaryOp::Zeta && op <= BinaryOp::LegendreP; }
+AK_HD constexpr bool is_special_unary(UnaryOp op) { return op >= UnaryOp::AiryAi && op <= UnaryOp::Erfcx; }
+AK_HD constexpr bool is_special_binary(BinaryOp op) { return op >= BinaryOp::Zeta && op <= BinaryOp::LegendreP; }
 
 template <typename T>
 AK_HD T special_unary(UnaryOp op, T xt) {

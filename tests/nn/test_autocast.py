@@ -59,6 +59,13 @@ def test_state_functions_as_torch():
         return aakaar.is_autocast_enabled("cpu")
 
     assert inside() and not aakaar.is_autocast_enabled("cpu")
+    assert aakaar.amp.is_autocast_available("cpu") == torch.amp.is_autocast_available("cpu")
+    aakaar.set_autocast_enabled("cpu", True)
+    try:
+        assert F.linear(aakaar.ones(2, 3), aakaar.ones(4, 3)).dtype == aakaar.bfloat16
+    finally:
+        aakaar.set_autocast_enabled("cpu", False)
+    assert F.linear(aakaar.ones(2, 3), aakaar.ones(4, 3)).dtype == aakaar.float32
 
 
 def test_bad_arguments_as_torch():
@@ -76,6 +83,17 @@ def test_bad_arguments_as_torch():
         ctx = aakaar.cpu.amp.autocast()
     with ctx:
         assert aakaar.is_autocast_enabled("cpu")
+
+
+def test_modules_of_the_library_are_cast_too():
+    seq = aakaar.nn.Sequential(aakaar.nn.Linear(6, 16), aakaar.nn.ReLU(), aakaar.nn.Linear(16, 3))
+    conv = aakaar.nn.Sequential(aakaar.nn.Conv2d(3, 4, 3), aakaar.nn.ReLU())
+    mha = aakaar.nn.MultiheadAttention(8, 2)
+    q = aakaar.randn(3, 2, 8)
+    with aakaar.autocast("cpu"):
+        assert seq(aakaar.randn(4, 6)).dtype == aakaar.bfloat16  # Sequential's fused linear + relu too
+        assert conv(aakaar.randn(2, 3, 8, 8)).dtype == aakaar.bfloat16
+        assert mha(q, q, q)[0].dtype == aakaar.bfloat16  # as torch's
 
 
 def lower_cases():

@@ -40,7 +40,7 @@ def run_loop(lib, model, steps, scaler_kwargs, data, autocast_dtype=None, poison
         scaler.step(opt)
         scaler.update()
         scales.append(scaler.get_scale())
-        losses.append(float(loss))
+        losses.append(float(loss.detach()))
     return scales, losses, scaler
 
 
