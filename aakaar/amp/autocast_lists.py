@@ -2,7 +2,9 @@
 installation of their wrappers (autocast_mode._wrap) over every aakaar module that exports them.
 
 lower: cast to the region's dtype (bfloat16/float16); fp32: cast to float32; promote: to the
-widest floating input. Names aakaar does not have are skipped.
+widest floating input; off: no cast, and none inside either -- for ops torch leaves in their own
+dtype (mv, dot, ...) that aakaar computes with a listed one (matmul). Names aakaar does not have
+are skipped.
 """
 
 from __future__ import annotations
@@ -32,6 +34,12 @@ def _pad_in_fp32(input: Any, pad: Any = (), mode: str = "constant", *args: Any, 
     return mode == "replicate" or (mode == "reflect" and len(pad) <= 4)
 
 
+def _contracts(equation: Any, *operands: Any) -> bool:
+    # torch's einsum reaches bmm (on the list) only when it multiplies two or more operands.
+    ops = operands[0] if len(operands) == 1 and isinstance(operands[0], (list, tuple)) else operands
+    return len(ops) >= 2
+
+
 # (module, names, policy, condition)
 _LISTS: tuple[tuple[str, tuple[str, ...], str, Callable[..., bool] | None], ...] = (
     ("aakaar", _MATMUL + _CONV + ("prelu",), "lower", None),
@@ -43,12 +51,15 @@ _LISTS: tuple[tuple[str, tuple[str, ...], str, Callable[..., bool] | None], ...]
     ("aakaar", _TOP_FP32, "fp32", None),
     ("aakaar.linalg", _LINALG_FP32, "fp32", None),
     ("aakaar", ("cat", "concat", "concatenate", "stack"), "promote", None),
+    ("aakaar", ("einsum",), "lower", _contracts),
+    ("aakaar", ("mv", "dot", "vdot", "addmv", "addr"), "off", None),
 )
 _TENSOR_METHODS = (
     (_MATMUL + ("__matmul__", "__rmatmul__"), "lower"),
     (("prod", "trace", "quantile", "nanquantile", "inverse", "cholesky", "pinverse", "cholesky_inverse",
       "cholesky_solve"), "fp32"),
     (("index_copy",), "promote"),
+    (("mv", "dot", "vdot", "addmv", "addr"), "off"),
 )
 
 _installed = False

@@ -214,7 +214,9 @@ def _wrap(fn: Callable[..., Any], policy: str, when: Callable[..., bool] | None 
         device_type = first.device.type if first is not None else "cpu"
         if not st.enabled.get(device_type, False) or (when is not None and not when(*args, **kwargs)):
             return fn(*args, **kwargs)
-        if policy == "lower":
+        if policy == "off":  # not on torch's lists, but computed here through a listed op
+            dtype = None
+        elif policy == "lower":
             dtype = st.dtype[device_type]
         elif policy == "fp32":
             dtype = _C.dtype.float32

@@ -115,7 +115,22 @@ def lower_cases():
                              lambda: TF.conv_transpose2d(kt, it[:, :, :3, :3].transpose(0, 1))),
         "prelu": (lambda: F.prelu(xa, ba[:1]), lambda: TF.prelu(xt, bt[:1])),
         "sdpa": (lambda: F.scaled_dot_product_attention(va, va, va), lambda: TF.scaled_dot_product_attention(vt, vt, vt)),
+        "einsum": (lambda: aakaar.einsum("ij,kj->ik", xa, wa), lambda: torch.einsum("ij,kj->ik", xt, wt)),
+        "tensordot": (lambda: aakaar.tensordot(xa, wa, ([1], [1])), lambda: torch.tensordot(xt, wt, ([1], [1]))),
     }
+
+
+def test_ops_off_the_lists_keep_their_dtype_as_torch():
+    (xa, xt), (va, vt) = both((4, 8), 0), both((8,), 1)
+    for fa, ft in ((lambda: aakaar.mv(xa, va), lambda: torch.mv(xt, vt)), (lambda: va.dot(va), lambda: vt.dot(vt)),
+                   (lambda: aakaar.einsum("ii->i", xa[:, :4]), lambda: torch.einsum("ii->i", xt[:, :4])),
+                   (lambda: aakaar.outer(va, va), lambda: torch.outer(vt, vt))):
+        with aakaar.autocast("cpu"):
+            a = fa()
+        with torch.autocast("cpu"):
+            t = ft()
+        assert a.dtype == aakaar.float32 and same_dtype(a, t)
+        close(a, t, aakaar.float32)
 
 
 @pytest.mark.parametrize("dtypes", PAIRS, ids=["bfloat16", "float16"])
