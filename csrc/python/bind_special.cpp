@@ -35,9 +35,9 @@ struct BinaryEntry {
 TensorPtr special_binary(BinaryOp op, py::handle x, py::handle n, const std::string& name) {
   if (py::isinstance<Tensor>(x)) return python::binary_any(op, x.cast<TensorPtr>(), n, name.c_str());
   const auto s = python::as_scalar(x);
+  const auto type_name = [](py::handle h) { return std::string(py::str(h.get_type().attr("__name__"))); };
   AK_CHECK(py::isinstance<Tensor>(n) && s, TypeError, name, "(): expected a Tensor and a Tensor or a number, got (",
-           std::string(py::str(x.get_type().attr("__name__"))), ", ", std::string(py::str(n.get_type().attr("__name__"))),
-           ")");
+           type_name(x), ", ", type_name(n), ")");
   return ops::binary_scalar(op, n.cast<TensorPtr>(), *s, true);
 }
 
@@ -84,8 +84,8 @@ void bind_special(py::module_& m) {
   for (const BinaryEntry& e : binary_ops) {
     const BinaryOp op = e.op;
     const std::string name = e.name;
-    m.def(("_special_" + name).c_str(), [op, name](py::handle x, py::handle n) { return special_binary(op, x, n, name); },
-          py::arg("x"), py::arg("n"),
+    m.def(("_special_" + name).c_str(),
+          [op, name](py::handle x, py::handle n) { return special_binary(op, x, n, name); }, py::arg("x"), py::arg("n"),
           ("torch.special." + name + "(x, n): x and n tensors, or one of them a number.").c_str());
   }
 }
