@@ -79,6 +79,11 @@ def test_bad_arguments_as_torch():
         with aakaar.autocast("cpu", dtype=aakaar.float64):
             assert not aakaar.is_autocast_enabled("cpu")  # warned and disabled, as torch
     assert any("Autocast only supports" in str(w.message) for w in caught)
+    if not aakaar.cuda.is_available():  # torch's rule without CUDA: warn, and the region is off
+        with pytest.warns(UserWarning, match="CUDA is not available"):
+            ctx = aakaar.autocast("cuda")
+        with ctx:
+            assert not aakaar.is_autocast_enabled("cuda")
     with pytest.warns(FutureWarning):
         ctx = aakaar.cpu.amp.autocast()
     with ctx:
@@ -186,6 +191,13 @@ def fp32_cases():
         "cat": (lambda c: aakaar.cat([c(pa), qa]), lambda c: torch.cat([c(pt), qt])),
         "stack": (lambda c: aakaar.stack([c(pa), qa]), lambda c: torch.stack([c(pt), qt])),
         "softmax_stays_low": (lambda c: F.softmax(c(pa), -1), lambda c: TF.softmax(c(pt), -1)),
+        "trace": (lambda c: c(pa).trace(), lambda c: c(pt).trace()),
+        "cdist": (lambda c: aakaar.cdist(c(pa), c(qa)), lambda c: torch.cdist(c(pt), c(qt))),
+        "pad_replicate": (lambda c: F.pad(c(pa)[None], (1, 2), mode="replicate"),
+                          lambda c: TF.pad(c(pt)[None], (1, 2), mode="replicate")),
+        "pad_constant_stays_low": (lambda c: F.pad(c(pa), (1, 2)), lambda c: TF.pad(c(pt), (1, 2))),
+        "avg_pool3d": (lambda c: F.avg_pool3d(c(pa)[None, None, None].expand(1, 1, 2, 4, 5), (2, 2, 2)),
+                       lambda c: TF.avg_pool3d(c(pt)[None, None, None].expand(1, 1, 2, 4, 5), (2, 2, 2))),
     }
 
 
