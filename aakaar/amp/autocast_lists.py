@@ -3,8 +3,10 @@ installation of their wrappers (autocast_mode._wrap) over every aakaar module th
 
 lower: cast to the region's dtype (bfloat16/float16); fp32: cast to float32; promote: to the
 widest floating input; off: no cast, and none inside either -- for ops torch leaves in their own
-dtype (mv, dot, ...) that aakaar computes with a listed one (matmul). Names aakaar does not have
-are skipped.
+dtype (mv, dot, ...) that aakaar computes with a listed one (matmul); lower_open: a module's
+forward whose inputs are cast and whose inner ops then cast the weights (nn.LSTM: torch's
+mkldnn_rnn_layer is on its list; its RNN and GRU follow from their linears, as here). Names aakaar
+does not have are skipped.
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ _TENSOR_METHODS = (
     (("mv", "dot", "vdot", "addmv", "addr"), "off"),
 )
 
+# (module, class, method, policy)
+_MODULE_METHODS = (("aakaar.nn", "LSTM", "forward", "lower_open"),)
+
 _installed = False
 
 
@@ -90,6 +95,11 @@ def install() -> None:
             wrapper = _wrap(original, policy, when)
             for m, key in exported.get(id(original), [(module, name)]):
                 setattr(m, key, wrapper)
+    for modname, cls_name, method, policy in _MODULE_METHODS:
+        cls = getattr(sys.modules.get(modname), cls_name, None)
+        original = getattr(cls, method, None)
+        if original is not None and not getattr(original, "_autocast_policy", None):
+            setattr(cls, method, _wrap(original, policy))
     for names, policy in _TENSOR_METHODS:
         for name in names:
             original = getattr(Tensor, name, None)

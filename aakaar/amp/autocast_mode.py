@@ -216,7 +216,7 @@ def _wrap(fn: Callable[..., Any], policy: str, when: Callable[..., bool] | None 
             return fn(*args, **kwargs)
         if policy == "off":  # not on torch's lists, but computed here through a listed op
             dtype = None
-        elif policy == "lower":
+        elif policy in ("lower", "lower_open"):
             dtype = st.dtype[device_type]
         elif policy == "fp32":
             dtype = _C.dtype.float32
@@ -225,6 +225,8 @@ def _wrap(fn: Callable[..., Any], policy: str, when: Callable[..., bool] | None 
         if dtype is not None:
             args = tuple(_cast_all(a, dtype, device_type) for a in args)
             kwargs = {k: _cast_all(v, dtype, device_type) for k, v in kwargs.items()}
+        if policy == "lower_open":  # a module's forward: its inner ops cast its weights themselves
+            return fn(*args, **kwargs)
         st.suspended += 1
         try:
             return fn(*args, **kwargs)

@@ -101,6 +101,22 @@ def test_modules_of_the_library_are_cast_too():
         assert mha(q, q, q)[0].dtype == aakaar.bfloat16  # as torch's
 
 
+@pytest.mark.parametrize("name", ["LSTM", "GRU", "RNN"])
+def test_recurrent_layers_as_torch(name):
+    torch.manual_seed(0)
+    mt = getattr(torch.nn, name)(4, 5, num_layers=2)
+    ma = getattr(aakaar.nn, name)(4, 5, num_layers=2)
+    ma.load_state_dict({k: aakaar.tensor(v.detach().numpy()) for k, v in mt.state_dict().items()})
+    xa, xt = both((6, 3, 4), 9)
+    with aakaar.autocast("cpu"):
+        ya = ma(xa)[0]
+    with torch.autocast("cpu"):
+        yt = mt(xt)[0]
+    assert same_dtype(ya, yt), (ya.dtype, yt.dtype)  # LSTM and RNN: bfloat16; GRU: float32 (torch's)
+    close(ya, yt, aakaar.bfloat16)
+    assert ma(xa)[0].dtype == aakaar.float32
+
+
 def lower_cases():
     (xa, xt), (wa, wt), (ba, bt) = both((5, 8), 0), both((6, 8), 1), both((6,), 2)
     (ia, it), (ka, kt) = both((2, 3, 9, 9), 3), both((4, 3, 3, 3), 4)
