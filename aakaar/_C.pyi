@@ -1663,6 +1663,118 @@ def _sort(input: Tensor, dim: typing.SupportsInt | typing.SupportsIndex, descend
     """
     (values, indices) of input sorted along dim (stable); NaN is greatest.
     """
+def _special_airy_ai(input: Tensor) -> Tensor:
+    """
+    torch.special.airy_ai (elementwise).
+    """
+def _special_bessel_j0(input: Tensor) -> Tensor:
+    """
+    torch.special.bessel_j0 (elementwise).
+    """
+def _special_bessel_j1(input: Tensor) -> Tensor:
+    """
+    torch.special.bessel_j1 (elementwise).
+    """
+def _special_bessel_y0(input: Tensor) -> Tensor:
+    """
+    torch.special.bessel_y0 (elementwise).
+    """
+def _special_bessel_y1(input: Tensor) -> Tensor:
+    """
+    torch.special.bessel_y1 (elementwise).
+    """
+def _special_chebyshev_polynomial_t(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.chebyshev_polynomial_t(x, n): x and n tensors, or one of them a number.
+    """
+def _special_chebyshev_polynomial_u(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.chebyshev_polynomial_u(x, n): x and n tensors, or one of them a number.
+    """
+def _special_chebyshev_polynomial_v(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.chebyshev_polynomial_v(x, n): x and n tensors, or one of them a number.
+    """
+def _special_chebyshev_polynomial_w(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.chebyshev_polynomial_w(x, n): x and n tensors, or one of them a number.
+    """
+def _special_erfcx(input: Tensor) -> Tensor:
+    """
+    torch.special.erfcx (elementwise).
+    """
+def _special_hermite_polynomial_h(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.hermite_polynomial_h(x, n): x and n tensors, or one of them a number.
+    """
+def _special_hermite_polynomial_he(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.hermite_polynomial_he(x, n): x and n tensors, or one of them a number.
+    """
+def _special_i0e(input: Tensor) -> Tensor:
+    """
+    torch.special.i0e (elementwise).
+    """
+def _special_i1e(input: Tensor) -> Tensor:
+    """
+    torch.special.i1e (elementwise).
+    """
+def _special_laguerre_polynomial_l(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.laguerre_polynomial_l(x, n): x and n tensors, or one of them a number.
+    """
+def _special_legendre_polynomial_p(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.legendre_polynomial_p(x, n): x and n tensors, or one of them a number.
+    """
+def _special_modified_bessel_i0(input: Tensor) -> Tensor:
+    """
+    torch.special.modified_bessel_i0 (elementwise).
+    """
+def _special_modified_bessel_i1(input: Tensor) -> Tensor:
+    """
+    torch.special.modified_bessel_i1 (elementwise).
+    """
+def _special_modified_bessel_k0(input: Tensor) -> Tensor:
+    """
+    torch.special.modified_bessel_k0 (elementwise).
+    """
+def _special_modified_bessel_k1(input: Tensor) -> Tensor:
+    """
+    torch.special.modified_bessel_k1 (elementwise).
+    """
+def _special_scaled_modified_bessel_k0(input: Tensor) -> Tensor:
+    """
+    torch.special.scaled_modified_bessel_k0 (elementwise).
+    """
+def _special_scaled_modified_bessel_k1(input: Tensor) -> Tensor:
+    """
+    torch.special.scaled_modified_bessel_k1 (elementwise).
+    """
+def _special_shifted_chebyshev_polynomial_t(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.shifted_chebyshev_polynomial_t(x, n): x and n tensors, or one of them a number.
+    """
+def _special_shifted_chebyshev_polynomial_u(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.shifted_chebyshev_polynomial_u(x, n): x and n tensors, or one of them a number.
+    """
+def _special_shifted_chebyshev_polynomial_v(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.shifted_chebyshev_polynomial_v(x, n): x and n tensors, or one of them a number.
+    """
+def _special_shifted_chebyshev_polynomial_w(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.shifted_chebyshev_polynomial_w(x, n): x and n tensors, or one of them a number.
+    """
+def _special_spherical_bessel_j0(input: Tensor) -> Tensor:
+    """
+    torch.special.spherical_bessel_j0 (elementwise).
+    """
+def _special_zeta(x: typing.Any, n: typing.Any) -> Tensor:
+    """
+    torch.special.zeta(x, n): x and n tensors, or one of them a number.
+    """
 def _topk(input: Tensor, k: typing.SupportsInt | typing.SupportsIndex, dim: typing.SupportsInt | typing.SupportsIndex, largest: builtins.bool) -> tuple[Tensor, Tensor]:
     """
     (values, indices) of the k largest (or smallest) along dim, sorted (a partial sort).

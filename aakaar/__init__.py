@@ -227,3 +227,15 @@ from .torch_compat_ops import *  # noqa: E402,F401,F403
 from . import tensor_compat as _tensor_compat  # noqa: E402
 from .tensor_compat import layout, strided  # noqa: E402,F401
 _tensor_compat.install()
+
+# Automatic mixed precision (torch.autocast, torch.amp, torch.cpu.amp): installed last, so that its
+# wrappers reach every module that exports a listed op (aakaar/amp/autocast_lists.py).
+from . import amp, cpu  # noqa: E402,F401
+from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu_dtype,  # noqa: E402,F401
+                                get_autocast_dtype, is_autocast_cache_enabled, is_autocast_cpu_enabled,
+                                is_autocast_enabled, set_autocast_cpu_dtype, set_autocast_cpu_enabled,
+                                set_autocast_dtype, set_autocast_enabled, autocast_increment_nesting,
+                                autocast_decrement_nesting)
+from .amp import autocast_lists as _autocast_lists  # noqa: E402
+
+_autocast_lists.install()

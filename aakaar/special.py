@@ -1,7 +1,9 @@
 """``aakaar.special``: the special functions of ``torch.special`` that aakaar has (real dtypes).
 
 erf, erfc, erfinv, lgamma (gammaln), digamma (psi), polygamma, i0 and i1 are kernels of the C++
-maths API (csrc/core/elementwise_math.h, PyTorch's algorithms); the rest are composites.
+maths API (csrc/core/elementwise_math.h, PyTorch's algorithms); the Bessel and Airy functions,
+erfcx, zeta and the orthogonal polynomials are kernels too (aakaar/special_functions.py); the
+rest are composites.
 """
 
 from __future__ import annotations
@@ -11,10 +13,13 @@ from typing import Any
 
 from . import _C
 from ._C import Tensor
+from . import special_functions as _special_functions
+from .special_functions import *  # noqa: F401,F403
 
 __all__ = ["erf", "erfc", "erfinv", "gammaln", "digamma", "psi", "polygamma", "multigammaln", "i0", "i1",
            "expit", "logit", "xlogy", "xlog1py", "sinc", "exp2", "expm1", "log1p", "logsumexp", "softmax",
-           "log_softmax", "round", "entr", "ndtr", "log_ndtr", "ndtri", "gammainc", "gammaincc"]
+           "log_softmax", "round", "entr", "ndtr", "log_ndtr", "ndtri", "gammainc", "gammaincc",
+           *_special_functions.__all__]
 
 
 def erf(input: Tensor) -> Tensor:

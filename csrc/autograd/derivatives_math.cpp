@@ -162,8 +162,22 @@ void record_unary_math(UnaryOp op, const TensorPtr& out, const TensorPtr& in, Un
         const TensorPtr safe = ops::where(at0, ops::full({}, Scalar::from_int(1), x->dtype, x->device()), x);
         const TensorPtr d = sub(unary(UnaryOp::I0, x), div(unary(UnaryOp::I1, safe), safe));
         return mul(g, ops::where(at0, ops::full({}, Scalar::from_double(0.5), x->dtype, x->device()), d)); });
+    case UnaryOp::I0e:  // i1e(x) - sgn(x) i0e(x)
+      return rec1("SpecialI0EBackward", out, in, x, [](auto& g, auto& x) {
+        return mul(g, sub(unary(UnaryOp::I1e, x), mul(unary(UnaryOp::Sign, x), unary(UnaryOp::I0e, x)))); });
+    case UnaryOp::I1e:  // i0e(x) - i1e(x) (sgn(x) + 1 / x), and 1/2 where |x| <= eps (torch's i1e_backward)
+      return rec1("SpecialI1EBackward", out, in, x, [](auto& g, auto& x) {
+        const double eps = x->dtype == DType::Float32 ? 1.1920928955078125e-07 : 2.220446049250313e-16;
+        const TensorPtr not_tiny = cmp(BinaryOp::Gt, unary(UnaryOp::Abs, x), eps);
+        const TensorPtr safe = ops::where(not_tiny, x, ops::full({}, Scalar::from_double(eps), x->dtype, x->device()));
+        const TensorPtr y = unary(UnaryOp::I1e, x);
+        const TensorPtr d = sub(unary(UnaryOp::I0e, safe), mul(y, add(unary(UnaryOp::Sign, x), unary(UnaryOp::Reciprocal, safe))));
+        return mul(g, ops::where(not_tiny, d, ops::full({}, Scalar::from_double(0.5), x->dtype, x->device()))); });
+    case UnaryOp::Erfcx:  // 2 x erfcx(x) - 2 / sqrt(pi)
+      return rec1("SpecialErfcxBackward", out, in, x, [](auto& g, auto& x) {
+        return mul(g, adds(muls(mul(x, unary(UnaryOp::Erfcx, x)), 2.0), -M_2_SQRTPI)); });
     default:
-      return;  // predicates, bitwise_not: no gradient
+      return;  // predicates, bitwise_not, and the special functions torch does not differentiate
   }
 }
 
@@ -243,8 +257,13 @@ void record_binary_math(BinaryOp op, const TensorPtr& out, const TensorPtr& a, c
         return TensorList{n[0] ? div(g[0], adds(unary(UnaryOp::Exp, sub(s[1], s[0])), 1.0)) : nullptr,
                           n[1] ? div(g[0], adds(unary(UnaryOp::Exp, sub(s[0], s[1])), 1.0)) : nullptr};
       });
+    case BinaryOp::Zeta:  // x: not implemented (torch's); q: -x zeta(x + 1, q)
+      return record("SpecialZetaBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+        AK_CHECK(!n[0], NotImplementedError, "the derivative for 'zeta' is not implemented.");
+        return TensorList{nullptr, mul(g[0], mul(unary(UnaryOp::Neg, s[0]), binary(BinaryOp::Zeta, adds(s[0], 1.0), s[1])))};
+      });
     default:
-      return;  // bitwise ops: integers, no gradient
+      return;  // bitwise ops (integers) and the polynomials (torch: not differentiable)
   }
 }
 

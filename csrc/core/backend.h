@@ -43,6 +43,10 @@ enum class BinaryOp : int8_t {
   // (the dividend's sign); Fmax/Fmin ignore a NaN operand; shifts as torch defines them.
   Atan2, Fmod, Copysign, Hypot, DivTrunc, Fmax, Fmin, LogAddExp,
   BitwiseAnd, BitwiseOr, BitwiseXor, LeftShift, RightShift,
+  // Special functions of two arguments (core/special_math.h): the Hurwitz zeta(x, q) and the
+  // orthogonal polynomials P_n(x), x first and the degree n second (torch's argument order).
+  Zeta, ChebyshevT, ChebyshevU, ChebyshevV, ChebyshevW, ShiftedChebyshevT, ShiftedChebyshevU,
+  ShiftedChebyshevV, ShiftedChebyshevW, HermiteH, HermiteHe, LaguerreL, LegendreP,
 };
 enum class UnaryOp : int8_t {
   Neg, Abs, Sign, Exp, Log, Log1p, Expm1, Sqrt, Rsqrt, Sin, Cos, Tanh, Sigmoid, Relu, Gelu, GeluTanh,
@@ -58,6 +62,9 @@ enum class UnaryOp : int8_t {
   // Special functions (torch.special): Polygamma's order n in a; I0/I1 are the modified
   // Bessel functions of the first kind.
   Erfc, Erfinv, Lgamma, Digamma, Polygamma, I0, I1,
+  // Bessel and Airy functions, exp-scaled I and K, and erfcx (core/special_math.h).
+  AiryAi, BesselJ0, BesselJ1, BesselY0, BesselY1, ModifiedBesselI0, ModifiedBesselI1, ModifiedBesselK0,
+  ModifiedBesselK1, ScaledModifiedBesselK0, ScaledModifiedBesselK1, SphericalBesselJ0, I0e, I1e, Erfcx,
 };
 // Extra numbers some unary ops take (clamp bounds, slopes, softplus beta/threshold).
 struct UnaryParams {

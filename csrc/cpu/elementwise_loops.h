@@ -15,6 +15,7 @@
 
 #include "core/backend.h"
 #include "core/elementwise_math.h"
+#include "core/special_math.h"
 #include "core/py_arith.h"
 #include "cpu/isa.h"
 #include "cpu/iterator.h"
@@ -99,7 +100,10 @@ void binary_math(BinaryOp op, const Tensor& out, const Tensor& a, const Tensor& 
       case BinaryOp::Copysign: return binary_apply<T, T>(out, a, b, [](T x, T y) { return emath::copysign_(x, y); });
       case BinaryOp::Hypot: return binary_apply<T, T>(out, a, b, [](T x, T y) { return emath::hypot_(x, y); });
       case BinaryOp::LogAddExp: return binary_apply<T, T>(out, a, b, emath::logaddexp<T>);
-      default: break;
+      default:
+        if (emath::is_special_binary(op))
+          return binary_apply<T, T>(out, a, b, [op](T x, T n) { return emath::special_binary(op, x, n); });
+        break;
     }
   }
   if (op == BinaryOp::Fmax) return binary_apply<T, T>(out, a, b, emath::fmax_any<T>);
@@ -243,7 +247,9 @@ void unary_float_math(UnaryOp op, const Tensor& out, const Tensor& in, UnaryPara
     }
     case UnaryOp::I0: return unary_apply<T, T>(out, in, [](T x) { return emath::bessel_i(x, 0); });
     case UnaryOp::I1: return unary_apply<T, T>(out, in, [](T x) { return emath::bessel_i(x, 1); });
-    default: break;
+    default:
+      if (emath::is_special_unary(op)) return unary_apply<T, T>(out, in, [op](T x) { return emath::special_unary(op, x); });
+      break;
   }
   throw TypeError(str("this unary op does not support dtype ", dtype_name(in.dtype)));
 }

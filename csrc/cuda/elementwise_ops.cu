@@ -13,6 +13,7 @@
 #include "cuda/device_math.cuh"
 // After device_math.cuh (which includes cuda_emu.h first): AK_HD functions become device functions.
 #include "core/elementwise_math.h"
+#include "core/special_math.h"
 #include "cuda/map_kernel.cuh"
 
 namespace aakaar::cuda {
@@ -29,7 +30,9 @@ __device__ __forceinline__ T arith_math(BinaryOp op, T x, T y) {
       case BinaryOp::Copysign: return emath::copysign_(x, y);
       case BinaryOp::Hypot: return emath::hypot_(x, y);
       case BinaryOp::LogAddExp: return emath::logaddexp(x, y);
-      default: break;
+      default:
+        if (emath::is_special_binary(op)) return emath::special_binary(op, x, y);
+        break;
     }
   } else {
     switch (op) {
@@ -165,7 +168,7 @@ __device__ __forceinline__ T unary_float_math(UnaryOp op, T x, T pa, T pb, T pc)
     case UnaryOp::Polygamma: return emath::polygamma(x, static_cast<int>(pa));
     case UnaryOp::I0: return emath::bessel_i(x, 0);
     case UnaryOp::I1: return emath::bessel_i(x, 1);
-    default: return x;
+    default: return emath::is_special_unary(op) ? emath::special_unary(op, x) : x;
   }
 }
 

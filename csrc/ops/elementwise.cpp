@@ -99,7 +99,15 @@ const char* op_name(BinaryOp op) {
                                 "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor",
                                 // maths API
                                 "atan2", "fmod", "copysign", "hypot", "div", "fmax", "fmin", "logaddexp",
-                                "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift"};
+                                "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_left_shift", "bitwise_right_shift",
+                                // special functions of two arguments
+                                "special_zeta", "special_chebyshev_polynomial_t", "special_chebyshev_polynomial_u",
+                                "special_chebyshev_polynomial_v", "special_chebyshev_polynomial_w",
+                                "special_shifted_chebyshev_polynomial_t", "special_shifted_chebyshev_polynomial_u",
+                                "special_shifted_chebyshev_polynomial_v", "special_shifted_chebyshev_polynomial_w",
+                                "special_hermite_polynomial_h", "special_hermite_polynomial_he",
+                                "special_laguerre_polynomial_l", "special_legendre_polynomial_p"};
+  static_assert(sizeof(names) / sizeof(names[0]) == static_cast<int>(BinaryOp::LegendreP) + 1, "a BinaryOp lacks a name");
   return names[static_cast<int>(op)];
 }
 
@@ -112,6 +120,9 @@ bool is_bitwise(BinaryOp op) {
 DType compute_dtype_math(BinaryOp op, DType promoted) {
   AK_CHECK(!((op == BinaryOp::Hypot || op == BinaryOp::LogAddExp) && !is_floating(promoted)), TypeError, op_name(op),
            ": not implemented for ", dtype_name(promoted), " (as in PyTorch); convert to a floating dtype first");
+  // torch.special's functions of two arguments have no float16/bfloat16 kernels in torch either.
+  AK_CHECK(!(op >= BinaryOp::Zeta && is_reduced_float(promoted)), NotImplementedError, '"', op_name(op),
+           "_cpu\" not implemented for '", dtype_name(promoted), "' (as in PyTorch); convert to float32 first");
   AK_CHECK(!(is_bitwise(op) && is_floating(promoted)), TypeError, op_name(op), ": not implemented for ",
            dtype_name(promoted), "; bitwise ops take integer or bool tensors");
   AK_CHECK(!(promoted == DType::Bool && (op == BinaryOp::LeftShift || op == BinaryOp::RightShift ||
@@ -123,7 +134,8 @@ DType compute_dtype_math(BinaryOp op, DType promoted) {
 // The result type of op on operands that promote to `promoted`: true division, atan2 and
 // copysign of integers (or bools) give the default floating dtype, as in PyTorch.
 DType op_result_type(BinaryOp op, DType promoted) {
-  const bool floats_integers = op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Copysign;
+  const bool floats_integers = op == BinaryOp::Div || op == BinaryOp::Atan2 || op == BinaryOp::Copysign ||
+                               op >= BinaryOp::Zeta;  // the special functions (as torch.special's)
   return floats_integers && !is_floating(promoted) ? default_dtype() : promoted;
 }
 
@@ -402,6 +414,12 @@ bool needs_float(UnaryOp op) {
     case UnaryOp::Erf: case UnaryOp::Erfc: case UnaryOp::Erfinv: case UnaryOp::Lgamma: case UnaryOp::Digamma:
     case UnaryOp::Polygamma: case UnaryOp::I0: case UnaryOp::I1:
       return true;
+    case UnaryOp::AiryAi: case UnaryOp::BesselJ0: case UnaryOp::BesselJ1: case UnaryOp::BesselY0:
+    case UnaryOp::BesselY1: case UnaryOp::ModifiedBesselI0: case UnaryOp::ModifiedBesselI1:
+    case UnaryOp::ModifiedBesselK0: case UnaryOp::ModifiedBesselK1: case UnaryOp::ScaledModifiedBesselK0:
+    case UnaryOp::ScaledModifiedBesselK1: case UnaryOp::SphericalBesselJ0: case UnaryOp::I0e: case UnaryOp::I1e:
+    case UnaryOp::Erfcx:
+      return true;
     default:
       return false;
   }
@@ -447,6 +465,10 @@ const char* unary_math_name(UnaryOp op) {
 // The checks of the maths API's unary ops; an answer without a kernel (a predicate or
 // nan_to_num of integers: nothing is NaN or infinite) is returned here.
 TensorPtr unary_math_precheck(UnaryOp op, const TensorPtr& t) {
+  // The Bessel and Airy functions and erfcx have no float16/bfloat16 kernels in torch (i0e, i1e do).
+  AK_CHECK(!(op >= UnaryOp::AiryAi && op != UnaryOp::I0e && op != UnaryOp::I1e && is_reduced_float(t->dtype)),
+           NotImplementedError, "this torch.special function is not implemented for ", dtype_name(t->dtype),
+           " (as in PyTorch); convert to float32 first");
   AK_CHECK(!(float_only(op) && !is_floating(t->dtype)), TypeError, unary_math_name(op), ": not implemented for ",
            dtype_name(t->dtype), " (as in PyTorch); convert to a floating dtype first");
   AK_CHECK(!(op == UnaryOp::BitwiseNot && is_floating(t->dtype)), TypeError,

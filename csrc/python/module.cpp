@@ -31,6 +31,8 @@ void bind_cuda(py::module_& m) __attribute__((weak));
 void bind_autograd(py::module_& m) __attribute__((weak));
 // Bound in bind_shape.cpp (sort, scans, scatter_reduce: the api-shape branch); weak like bind_gemm.
 void bind_shape(py::module_& m) __attribute__((weak));
+// Bound in bind_special.cpp (torch.special's Bessel functions, zeta, polynomials); weak like bind_gemm.
+void bind_special(py::module_& m) __attribute__((weak));
 
 namespace {
 // No silent fallback: an instruction-set variable the library does not honour
@@ -194,4 +196,5 @@ PYBIND11_MODULE(_C, m) {
   if (bind_cuda) bind_cuda(m);
   if (bind_autograd) bind_autograd(m);
   if (bind_shape) bind_shape(m);
+  if (bind_special) bind_special(m);
 }

@@ -9,3 +9,9 @@ from .clip_grad import (  # noqa: F401
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters  # noqa: F401
 from .legacy_norms import remove_spectral_norm, remove_weight_norm, spectral_norm, weight_norm  # noqa: F401
+from . import stateless  # noqa: F401,E402
+from .fusion import (  # noqa: F401,E402
+    fuse_conv_bn_eval, fuse_conv_bn_weights, fuse_linear_bn_eval, fuse_linear_bn_weights,
+)
+from .init import skip_init  # noqa: F401,E402
+from .memory_format import convert_conv2d_weight_memory_format, convert_conv3d_weight_memory_format  # noqa: F401,E402
