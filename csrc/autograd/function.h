@@ -21,6 +21,7 @@ using Formula = std::function<TensorList(const TensorList& grads, const TensorLi
 
 struct FunctionNode : Node {
   std::string op_name;
+  bool user_defined = false;  // recorded by aakaar.autograd.Function: Python shows op_name as it is
   std::vector<SavedTensor> saved;
   Formula formula;
   // Shape/dtype of each output, to make zeros for outputs that got no gradient.
