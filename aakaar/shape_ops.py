@@ -593,7 +593,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     d = _index_args(input, dim, index, "index_add")
     _check_source(input, d, index.numel(), source, "index_add")
     size = input.shape[d] if input.ndim else 1
-    idx = _checked_index(index, size, d, "index_add", False, "index out of range in self")
+    idx = _checked_index(index, size, d, "index_add(): index out of range in self", False)
     src = source if alpha == 1 else source * alpha
     s1, ix, src = _slices_along(input, d, idx, src)
     return s1.scatter_add(d, ix, src).reshape(list(input.shape))

@@ -241,6 +241,8 @@ def _same_result(theirs, ours, expr: str) -> None:
     assert isinstance(ours, aakaar.Tensor), f"{expr}: got {type(ours).__name__}, torch a tensor"
     assert tuple(ours.shape) == tuple(theirs.shape), f"{expr}: shape {tuple(ours.shape)} vs torch {tuple(theirs.shape)}"
     assert ours.dtype.name == str(theirs.dtype).split(".")[-1], f"{expr}: dtype {ours.dtype} vs torch {theirs.dtype}"
+    if ours.dtype == aakaar.bfloat16:  # numpy has no bfloat16: compared as the float32 values they hold
+        ours, theirs = ours.float(), theirs.float()
     np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6, atol=1e-6,
                                equal_nan=True, err_msg=expr)
 
