@@ -465,8 +465,10 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     if not _is_float(input):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation}")
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if isinstance(q, Tensor) and q.dtype != input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
     scalar_q = not isinstance(q, Tensor) or q.ndim == 0  # a 0-d q tensor gives no quantile dim, as a float
     qt = _as_tensor(builtins.float(q) if not isinstance(q, Tensor) else q, input).to(input.dtype)
     if qt.ndim > 1:

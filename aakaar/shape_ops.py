@@ -499,6 +499,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
     """gather with ``indices`` broadcast against ``input`` (all dims but ``dim``); flattened when dim is None."""
     if dim is None:  # (torch refuses negative indices here, and gather does too)
         return input.reshape(-1).gather(0, indices.reshape(-1))
+    if indices.dtype != _I64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be int64 but got {indices.dtype.name}")
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")

@@ -138,3 +138,21 @@ def test_0d_gradients_against_finite_differences(op):
         "quantile": lambda t: aakaar.quantile(t * t, 0.3, dim=0),
     }[op]
     assert aakaar.autograd.gradcheck(fn, (x,))
+
+
+# More differences the side-by-side probe found in these ops (dtypes of indices and q, NaN order).
+FOUND = [
+    "T.nn.functional.embedding(T.tensor([0, 2], dtype=T.int32), T.arange(6.).reshape(3, 2))",
+    "T.nn.functional.embedding(T.tensor([0.]), T.arange(6.).reshape(3, 2))",
+    "T.quantile(x, T.tensor([0.5], dtype=T.float64))", "T.quantile(x, 0.5, interpolation='foo')",
+    "T.take_along_dim(m, T.tensor([[1]], dtype=T.int32), 1)", "T.take_along_dim(m, T.tensor([1], dtype=T.int32))",
+    "x.scatter(0, T.tensor([0]), T.tensor([1], dtype=T.int64))", "x.scatter_add(0, T.tensor([0]), T.tensor([1], dtype=T.int64))",
+    "T.tensor([3., float('nan'), 1.]).sort(descending=True)", "T.tensor([3., float('nan'), 1.]).topk(2)",
+    "T.tensor([3., float('nan'), 1.]).cummax(0)", "T.tensor([3., float('nan'), 1.]).median()",
+    "T.tensor([3., float('nan'), 1.]).kthvalue(2)", "T.tensor([float('-inf'), float('-inf')]).logcumsumexp(0)",
+]
+
+
+@pytest.mark.parametrize("expr", FOUND)
+def test_more_index_and_order_cases_as_torch(torch, expr):
+    assert_same_as_torch(torch, expr)
