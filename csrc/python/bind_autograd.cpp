@@ -49,7 +49,6 @@ autograd::TensorList tensor_list(py::handle h) {
   return out;
 }
 
-
 // ---- grad_fn as PyTorch shows it -------------------------------------------------------------
 // PyTorch names a node's class after its formula, with an overload number (MulBackward0,
 // SumBackward1, ...), and t.grad_fn.name() is that name; leaves are reached through
@@ -61,11 +60,11 @@ std::string torch_node_name(const Node& n) {
   const auto* fn = dynamic_cast<const autograd::FunctionNode*>(&n);
   std::string name = n.name();
   if (fn && fn->user_defined) return name;
-  // Where aakaar's node covers what PyTorch splits or names differently.
+  // Where aakaar's node covers what PyTorch names differently; the others take PyTorch's first
+  // overload number (a name that already ends in one, such as SumBackward1, is kept).
   static const std::unordered_map<std::string, std::string> renamed = {
-      {"Log1pBackward", "Log1PBackward0"},   {"ToDeviceBackward", "ToCopyBackward0"},
-      {"SquareBackward", "PowBackward0"},    {"ClampBackward", "ClampBackward1"},
-      {"MaxDimBackward", "MaxBackward0"},    {"ScatterAddBackward", "ScatterAddBackward0"},
+      {"Log1pBackward", "Log1PBackward0"}, {"ToDeviceBackward", "ToCopyBackward0"},
+      {"SquareBackward", "PowBackward0"},  {"ClampBackward", "ClampBackward1"},
   };
   if (auto it = renamed.find(name); it != renamed.end()) return it->second;
   if (!name.empty() && (name.back() < '0' || name.back() > '9')) name += '0';
@@ -79,8 +78,7 @@ PyObject* node_class(const std::string& name) {
   static std::deque<std::string> type_names;  // a type's tp_name must outlive it (Python < 3.12 keeps the pointer)
   if (auto it = classes.find(name); it != classes.end()) return it->second;
   PyObject* base = py::type::of<Node>().ptr();
-  std::string short_name = name.substr(name.rfind(':') == std::string::npos ? 0 : name.rfind(':') + 1);
-  type_names.push_back("aakaar.autograd.graph." + short_name);
+  type_names.push_back("aakaar._C.autograd." + name);  // the module of Node itself
   PyType_Slot slots[] = {{0, nullptr}};
   // No Py_TPFLAGS_HAVE_GC and no slots of its own: the same allocator, deallocator and size as
   // the base, which is what __class__ assignment requires.
