@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from .shape_ops import _wrap
 
 _F64 = _C.dtype.float64
 _I64 = _C.dtype.int64
@@ -396,7 +397,7 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
     if input.ndim < 2:
         raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
-    dim = _wrap_dim(dim, input.ndim)
+    dim = _wrap(dim, input.ndim)
     others = [d for d in range(input.ndim) if d != dim]
     norms = vector_norm(input, p, dim=others, keepdim=True) if others else input.abs()
     # torch: factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1 (not differentiated through the mask)
@@ -452,14 +453,6 @@ def corrcoef(input: Tensor) -> Tensor:
     return c.clamp(-1, 1)
 
 
-def _wrap_dim(dim: int, ndim: int) -> int:
-    """dim in [-ndim, ndim) (a 0-d tensor takes 0 and -1), as an index; torch's IndexError otherwise."""
-    n = builtins.max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
-
-
 def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str, ignore_nan: bool,
               name: str) -> Tensor:
     if not _is_float(input):
@@ -480,7 +473,7 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     if input.numel() == 0:  # torch's message names quantile for nanquantile too
         raise RuntimeError("quantile() input tensor must be non-empty")
     x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else _wrap_dim(dim, input.ndim)
+    d = 0 if dim is None else _wrap(dim, input.ndim)
     if x.ndim == 0:
         x = x.reshape(1)
     srt = x.sort(dim=d).values  # NaN sorts last
