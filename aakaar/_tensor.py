@@ -255,7 +255,7 @@ def install_methods() -> None:
     Tensor.__init__ = _tensor_init
     _C.dtype.__init__ = _dtype_init
     Tensor.__repr__ = _repr
-    Tensor.__str__ = _repr
+    Tensor.__str__ = lambda self: self.__repr__()  # a subclass's repr (Parameter containing: ...), as torch
     Tensor.tolist = _tolist
     Tensor.__iter__ = _iter
     Tensor.to = _to

@@ -49,3 +49,10 @@ def test_print_options_apply_to_the_layout(torch):
         for T in (torch, aakaar):
             T.set_printoptions(profile="default")
 
+
+
+@pytest.mark.parametrize("expr", ["T.nn.Parameter(T.tensor([1., 2.]))", "T.tensor([1., 2.], requires_grad=True) * 2",
+                                  "T.zeros(0, 2, dtype=T.int64)"])
+def test_str_is_the_repr_as_torch(torch, expr):
+    theirs = str(eval(expr, {"T": torch})).replace("torch.", "aakaar.")  # noqa: S307
+    assert str(eval(expr, {"T": aakaar})) == theirs  # noqa: S307

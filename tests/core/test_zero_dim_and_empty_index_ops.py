@@ -10,6 +10,9 @@ import pytest
 import aakaar
 from core_helpers import assert_same_as_torch
 
+# torch warns that scatter(reduce=) with a tensor src is deprecated; the expression is still compared
+pytestmark = pytest.mark.filterwarnings("ignore:The reduce argument of torch.scatter")
+
 INDEX_0D = [
     # index_add / index_copy / index_fill on a 0-d self, with 0-d or 1-element indices and sources
     "x0.index_add(0, i0, T.tensor(2.))", "x0.index_add(0, T.tensor([0]), T.tensor(2.))",
