@@ -60,8 +60,11 @@ def _repr(self: Tensor) -> str:
             extras.append(f"size={tuple(self.shape)}")
         if self.dtype != _C._get_default_dtype():  # no values to tell an int64 empty tensor by: always said
             extras.append(f"dtype={self.dtype!r}")
-    elif self.dtype not in _IMPLIED_DTYPES and self.dtype != _C._get_default_dtype():
-        extras.append(f"dtype={self.dtype!r}")
+    else:
+        if not PRINT_OPTS.edgeitems:  # no values shown at the edges: the size is said instead
+            extras.append(f"size={tuple(self.shape)}")
+        if self.dtype not in _IMPLIED_DTYPES and self.dtype != _C._get_default_dtype():
+            extras.append(f"dtype={self.dtype!r}")
     if self.grad_fn is not None:
         extras.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
     elif self.requires_grad:

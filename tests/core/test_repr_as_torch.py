@@ -39,16 +39,26 @@ def test_repr_as_torch(torch, expr):
     assert repr(eval(expr, {"T": aakaar})) == theirs  # noqa: S307
 
 
-def test_print_options_apply_to_the_layout(torch):
-    expr = "T.arange(30.).reshape(3, 10).requires_grad_() / 3"
-    for T in (torch, aakaar):
-        T.set_printoptions(precision=2, linewidth=40, threshold=20, edgeitems=2)
+OPTIONS = [dict(precision=2, linewidth=40, threshold=20, edgeitems=2), dict(sci_mode=True), dict(sci_mode=False),
+           dict(linewidth=30), dict(threshold=5, edgeitems=1), dict(threshold=5, edgeitems=0),
+           dict(precision=6, linewidth=120)]
+UNDER_OPTIONS = ["T.tensor([1.5, -2.25, 3.])", "T.arange(12.).reshape(3, 4) * 1e-6", "T.tensor([-0.0, 0.0])",
+                 "T.tensor([2**40, -5])", "T.arange(5000.).reshape(50, 100)", "T.arange(30).reshape(2, 3, 5)",
+                 "T.tensor([[1.123456789, 22.5], [333.75, -4444.125]], dtype=T.float64)",
+                 "T.zeros(1, 0, requires_grad=True)", "T.arange(100.).reshape(10, 10).requires_grad_() / 3"]
+
+
+@pytest.mark.parametrize("options", OPTIONS, ids=str)
+def test_print_options_apply_as_in_torch(torch, options):
     try:
-        assert repr(eval(expr, {"T": aakaar})) == repr(eval(expr, {"T": torch}))  # noqa: S307
+        for T in (torch, aakaar):
+            T.set_printoptions(**options)
+        for expr in UNDER_OPTIONS:
+            theirs = repr(eval(expr, {"T": torch})).replace("torch.", "aakaar.")  # noqa: S307
+            assert repr(eval(expr, {"T": aakaar})) == theirs, (options, expr)  # noqa: S307
     finally:
         for T in (torch, aakaar):
             T.set_printoptions(profile="default")
-
 
 
 @pytest.mark.parametrize("expr", ["T.nn.Parameter(T.tensor([1., 2.]))", "T.tensor([1., 2.], requires_grad=True) * 2",
