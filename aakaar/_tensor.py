@@ -106,7 +106,9 @@ def _to(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, copy: b
 def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element, or (values, indices) along ``dim``."""
     if dim is None:
-        return self.amax()
+        out = self.amax()
+        _C.autograd._rename_node(out, "AmaxBackward", "MaxBackward1")  # torch's name for max() (same gradient)
+        return out
     _dims_not_bool("max", dim)
     if isinstance(dim, Tensor):
         return self.maximum(dim)
@@ -116,7 +118,9 @@ def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element, or (values, indices) along ``dim``."""
     if dim is None:
-        return self.amin()
+        out = self.amin()
+        _C.autograd._rename_node(out, "AminBackward", "MinBackward1")  # torch's name for min() (same gradient)
+        return out
     _dims_not_bool("min", dim)
     if isinstance(dim, Tensor):
         return self.minimum(dim)
@@ -178,7 +182,11 @@ def _t(self: Tensor) -> Tensor:
     """Transpose of a matrix (at most 2 dims), as ``torch.Tensor.t``."""
     if self.ndim > 2:
         raise _C.ArgumentError(f"t() expects a tensor with <= 2 dims, got shape {tuple(self.shape)}")
-    return self.transpose(0, 1) if self.ndim == 2 else self
+    if self.ndim < 2:
+        return self
+    out = self.transpose(0, 1)
+    _C.autograd._rename_node(out, "TransposeBackward", "TBackward")  # torch's name for t()
+    return out
 
 
 def _is_floating_point(self: Tensor) -> bool:

@@ -71,7 +71,9 @@ TensorPtr index_select(const TensorPtr& t, int64_t dim, const TensorPtr& index) 
   std::vector<TensorPtr> indices(std::max<int64_t>(t->ndim(), 1));
   // Unlike x[idx], index_select takes no negative indices (PyTorch's rule).
   indices[dim] = checked_indices(reshape(index, {-1}), t->ndim() ? t->shape[dim] : 1, dim, false, "index_select");
-  return ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
+  TensorPtr out = ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
+  autograd::rename_node(out, "IndexBackward", "IndexSelectBackward");
+  return out;
 }
 
 TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
@@ -424,7 +426,9 @@ TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim) {
              shape_str(ts[0]->shape), " at entry 0 and ", shape_str(ts[i]->shape), " at entry ", i);
     parts.push_back(unsqueeze(ts[i], dim));
   }
-  return cat(parts, dim);
+  TensorPtr out = cat(parts, dim);
+  autograd::rename_node(out, "CatBackward", "StackBackward");
+  return out;
 }
 
 }  // namespace aakaar::ops

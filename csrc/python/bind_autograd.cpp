@@ -134,6 +134,10 @@ void bind_autograd(py::module_& m) {
       });
 
   bind_custom_function(ag);
+  ag.def("_rename_node", [](const TensorPtr& t, const std::string& from, const std::string& to) {
+    autograd::rename_node(t, from.c_str(), to.c_str());
+  }, py::arg("tensor"), py::arg("from_name"), py::arg("to_name"),
+     "Python composites (t(), max()): names the fresh node that made `tensor` as PyTorch names the op.");
   ag.def("is_grad_enabled", &autograd::grad_enabled, "Whether ops record the graph.");
   ag.def("set_grad_enabled", &autograd::set_grad_enabled, py::arg("mode"), "Turns graph recording on or off.");
   ag.def("backward", [](py::object tensors, py::object grads, bool retain_graph, bool create_graph) {
