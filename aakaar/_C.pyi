@@ -273,7 +273,7 @@ class Tensor:
         ...
     def _bitcast(self, dtype: dtype) -> Tensor:
         """
-        This tensor's memory read as another dtype of the same item size (shares storage).
+        This tensor's memory read as another dtype (shares storage; torch's view(dtype)).
         """
     def _max_dim(self, arg0: typing.SupportsInt | typing.SupportsIndex, arg1: builtins.bool) -> tuple[Tensor, Tensor]:
         """

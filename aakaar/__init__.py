@@ -228,6 +228,16 @@ from . import tensor_compat as _tensor_compat  # noqa: E402
 from .tensor_compat import layout, strided  # noqa: E402,F401
 _tensor_compat.install()
 
+# torch's constants (torch.pi, torch.e, torch.inf, torch.nan are Python floats; torch.newaxis is None).
+# Set last, so that no star import above can shadow them.
+import math as _math  # noqa: E402
+
+pi = _math.pi
+e = _math.e
+inf = _math.inf
+nan = _math.nan
+newaxis = None
+
 # Automatic mixed precision (torch.autocast, torch.amp, torch.cpu.amp): installed last, so that its
 # wrappers reach every module that exports a listed op (aakaar/amp/autocast_lists.py).
 from . import amp, cpu  # noqa: E402,F401

@@ -7,7 +7,6 @@ convenience on top of the compiled class.
 
 from __future__ import annotations
 
-import sys
 from collections import namedtuple
 from typing import Any, Iterator
 
@@ -40,30 +39,6 @@ class _PrintOptions:
 PRINT_OPTS = _PrintOptions()
 
 
-def _float_formatter(arr: np.ndarray):
-    """PyTorch's float format: integers as ``1.``, else ``precision`` decimals, or ``1.0000e+09`` when
-    the magnitudes span more than 1000x, exceed 1e8, or (non-integers) fall below 1e-4 (unless
-    ``sci_mode`` says which); every element right-aligned to the widest."""
-    finite = np.abs(arr[np.isfinite(arr)]).astype(np.float64)
-    nonzero = finite[finite != 0]
-    int_mode = bool(np.all(finite == np.round(finite)))
-    if PRINT_OPTS.sci_mode is None:
-        sci = nonzero.size > 0 and (
-            nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1.0e8 or (not int_mode and nonzero.min() < 1.0e-4)
-        )
-    else:
-        sci = PRINT_OPTS.sci_mode and nonzero.size > 0
-    prec = PRINT_OPTS.precision
-    if sci:
-        fmt = f"{{:.{prec}e}}".format
-    elif int_mode:
-        fmt = lambda x: f"{x:.0f}." if np.isfinite(x) else f"{x}"  # noqa: E731
-    else:
-        fmt = f"{{:.{prec}f}}".format
-    width = max((len(fmt(x)) for x in arr.reshape(-1)), default=0)
-    return lambda x: fmt(x).rjust(width)
-
-
 def _host_array(self: Tensor) -> np.ndarray:
     """The values as a numpy array on the host; bfloat16 (which numpy lacks) as the float32 it holds exactly."""
     t = self.cpu()
@@ -71,24 +46,30 @@ def _host_array(self: Tensor) -> np.ndarray:
 
 
 def _repr(self: Tensor) -> str:
-    """PyTorch-style repr: ``tensor([[1.0000, 2.5000], ...])`` plus dtype when not a default."""
-    arr = _host_array(self)
-    opts = PRINT_OPTS
-    layout = {"threshold": min(opts.threshold, sys.maxsize), "edgeitems": opts.edgeitems,
-              "max_line_width": opts.linewidth}
-    if self.dtype.is_floating_point:
-        body = np.array2string(arr, separator=", ", prefix="tensor(", formatter={"float_kind": _float_formatter(arr)},
-                               **layout)
-    else:
-        body = np.array2string(arr, separator=", ", prefix="tensor(", **layout)
+    """PyTorch's repr: ``tensor([[1.0000, 2.5000], ...])``, then what the values leave unsaid: the device,
+    the size of an empty tensor (not 1-d), a dtype other than the defaults, and the autograd state
+    (``grad_fn=<MulBackward0>``, or ``requires_grad=True`` on a leaf)."""
+    from . import _tensor_str
+    prefix = "tensor("
+    body = _tensor_str.tensor_values_str(_host_array(self), self.dtype.is_floating_point, len(prefix), PRINT_OPTS)
     extras = []
-    if self.numel() == 0 and self.ndim != 1:
-        extras.append(f"size={tuple(self.shape)}")
     if self.device.type != "cpu":
         extras.append(f"device='{self.device}'")
-    if self.dtype not in _IMPLIED_DTYPES and self.dtype != _C._get_default_dtype():
-        extras.append(f"dtype={self.dtype!r}")
-    return "tensor(" + body + "".join(", " + e for e in extras) + ")"
+    if self.numel() == 0:
+        if self.ndim != 1:
+            extras.append(f"size={tuple(self.shape)}")
+        if self.dtype != _C._get_default_dtype():  # no values to tell an int64 empty tensor by: always said
+            extras.append(f"dtype={self.dtype!r}")
+    else:
+        if not PRINT_OPTS.edgeitems:  # no values shown at the edges: the size is said instead
+            extras.append(f"size={tuple(self.shape)}")
+        if self.dtype not in _IMPLIED_DTYPES and self.dtype != _C._get_default_dtype():
+            extras.append(f"dtype={self.dtype!r}")
+    if self.grad_fn is not None:
+        extras.append(f"grad_fn=<{type(self.grad_fn).__name__}>")
+    elif self.requires_grad:
+        extras.append("requires_grad=True")
+    return _tensor_str.add_suffixes(prefix + body, extras, len(prefix), PRINT_OPTS)
 
 
 def _tolist(self: Tensor) -> Any:
@@ -125,7 +106,9 @@ def _to(self: Tensor, *args: Any, dtype: Any = None, device: Any = None, copy: b
 def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The largest element, or (values, indices) along ``dim``."""
     if dim is None:
-        return self.amax()
+        out = self.amax()
+        _C.autograd._rename_node(out, "AmaxBackward", "MaxBackward1")  # torch's name for max() (same gradient)
+        return out
     _dims_not_bool("max", dim)
     if isinstance(dim, Tensor):
         return self.maximum(dim)
@@ -135,7 +118,9 @@ def _max(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 def _min(self: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """The smallest element, or (values, indices) along ``dim``."""
     if dim is None:
-        return self.amin()
+        out = self.amin()
+        _C.autograd._rename_node(out, "AminBackward", "MinBackward1")  # torch's name for min() (same gradient)
+        return out
     _dims_not_bool("min", dim)
     if isinstance(dim, Tensor):
         return self.minimum(dim)
@@ -197,7 +182,11 @@ def _t(self: Tensor) -> Tensor:
     """Transpose of a matrix (at most 2 dims), as ``torch.Tensor.t``."""
     if self.ndim > 2:
         raise _C.ArgumentError(f"t() expects a tensor with <= 2 dims, got shape {tuple(self.shape)}")
-    return self.transpose(0, 1) if self.ndim == 2 else self
+    if self.ndim < 2:
+        return self
+    out = self.transpose(0, 1)
+    _C.autograd._rename_node(out, "TransposeBackward", "TBackward")  # torch's name for t()
+    return out
 
 
 def _is_floating_point(self: Tensor) -> bool:
@@ -277,7 +266,7 @@ def install_methods() -> None:
     Tensor.__init__ = _tensor_init
     _C.dtype.__init__ = _dtype_init
     Tensor.__repr__ = _repr
-    Tensor.__str__ = _repr
+    Tensor.__str__ = lambda self: self.__repr__()  # a subclass's repr (Parameter containing: ...), as torch
     Tensor.tolist = _tolist
     Tensor.__iter__ = _iter
     Tensor.to = _to

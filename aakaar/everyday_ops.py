@@ -19,6 +19,7 @@ import numpy as np
 
 from . import _C
 from ._C import Tensor
+from .shape_ops import _wrap
 
 _F64 = _C.dtype.float64
 _I64 = _C.dtype.int64
@@ -394,7 +395,9 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
         raise RuntimeError(f"renorm: non-positive-norm not supported, got p = {p}")
     if maxnorm < 0:
         raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {maxnorm}")
-    dim = dim % input.ndim if input.ndim else 0
+    if input.ndim < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.ndim} dimensions")
+    dim = _wrap(dim, input.ndim)
     others = [d for d in range(input.ndim) if d != dim]
     norms = vector_norm(input, p, dim=others, keepdim=True) if others else input.abs()
     # torch: factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1 (not differentiated through the mask)
@@ -455,23 +458,24 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
     if not _is_float(input):
         raise RuntimeError(f"{name}() input tensor must be either float or double dtype")
     if interpolation not in ("linear", "lower", "higher", "midpoint", "nearest"):
-        raise ValueError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest. "
-                         f"Got {interpolation}")
-    scalar_q = not isinstance(q, Tensor)
-    qt = _as_tensor(builtins.float(q) if scalar_q else q, input).to(input.dtype)
+        raise RuntimeError(f"{name}() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+                           f"but got {interpolation}")
+    if isinstance(q, Tensor) and q.dtype != input.dtype:
+        raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
+    scalar_q = not isinstance(q, Tensor) or q.ndim == 0  # a 0-d q tensor gives no quantile dim, as a float
+    qt = _as_tensor(builtins.float(q) if not isinstance(q, Tensor) else q, input).to(input.dtype)
     if qt.ndim > 1:
         raise RuntimeError(f"{name}() q must be a scalar or 1D tensor")
     if qt.dtype != input.dtype:
         raise RuntimeError(f"{name}() q tensor must be same dtype as the input tensor")
     if bool(((qt < 0) | (qt > 1)).any()):
         raise RuntimeError(f"{name}() q values must be in the range [0, 1]")
+    if input.numel() == 0:  # torch's message names quantile for nanquantile too
+        raise RuntimeError("quantile() input tensor must be non-empty")
     x = input.reshape(-1) if dim is None else input
-    d = 0 if dim is None else dim % builtins.max(input.ndim, 1)
+    d = 0 if dim is None else _wrap(dim, input.ndim)
     if x.ndim == 0:
         x = x.reshape(1)
-    if x.shape[d] == 0:
-        raise IndexError(f"{name}() input tensor cannot be empty") if dim is None else \
-            RuntimeError(f"{name}() cannot compute quantiles of an empty dim")
     srt = x.sort(dim=d).values  # NaN sorts last
     nan = x.isnan()
     n_valid = (~nan).sum(d, keepdim=True).to(x.dtype) if ignore_nan else \
@@ -497,8 +501,12 @@ def _quantile(input: Tensor, q: Any, dim: Any, keepdim: bool, interpolation: str
         else:
             val = vlo + (vhi - vlo) * (rank - lo)
         bad = (n_valid == 0) if ignore_nan else any_nan
-        val = _C.where(bad.expand(shape) if isinstance(bad, Tensor) and bad.ndim else bad, val * float("nan"), val)
-        if not keepdim:
+        # A constant NaN (not val * nan): the gradient of where's unused branch must stay 0, not 0 * nan.
+        nan_value = _C.full([], float("nan"), dtype=x.dtype)._to_device(x.device)
+        val = _C.where(bad.expand(shape) if isinstance(bad, Tensor) and bad.ndim else bad, nan_value, val)
+        if input.ndim == 0:  # a 0-d input gives 0-d quantiles, keepdim or not
+            val = val.reshape(())
+        elif not keepdim:
             val = val.squeeze(d)
         elif dim is None:
             val = val.reshape([1] * input.ndim)

@@ -6,6 +6,7 @@ counting, and the small matrix products (dot, mv, addmm, ...) that go through ma
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -34,6 +35,8 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     dst = [_wrap(d, n) for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise RuntimeError("movedim: repeated dim in `source` or `destination`")
+    if n == 0:  # dims 0 and -1 of a 0-d tensor: nothing to move
+        return input
     perm = [-1] * n
     for s, d in zip(src, dst):
         perm[d] = s
@@ -128,6 +131,8 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Splits into ``n`` near-equal parts (the first ``size % n`` one longer) or at the given indices."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, input.ndim)
     size = input.shape[d]
     ios = indices_or_sections
@@ -378,6 +383,8 @@ def bincount(input: Tensor, weights: Tensor | None = None, minlength: int = 0) -
 
 def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Tensor:
     """A histogram of ``bins`` equal bins over [min, max] (the data's range when both are 0)."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"histogram_cpu\" not implemented for '{input.dtype.name}'")
     x = input.detach().reshape(-1)
     lo, hi = float(min), float(max)
     if lo == hi and x.numel():
@@ -386,6 +393,8 @@ def histc(input: Tensor, bins: int = 100, min: float = 0, max: float = 0) -> Ten
         lo, hi = lo - 1, hi + 1
     if lo > hi:
         raise RuntimeError("torch.histc: max must be larger than min")
+    if not (math.isfinite(lo) and math.isfinite(hi)):  # an infinite limit, given or from the data; or NaN data
+        raise RuntimeError(f"torch.histc: range of [{lo:g}, {hi:g}] is not finite")
     inside = (x >= lo) & (x <= hi)
     b = ((x - lo) * (bins / (hi - lo))).floor().to(_I64).clamp(0, bins - 1)
     w = inside.to(input.dtype)

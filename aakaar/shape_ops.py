@@ -87,6 +87,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     d = _wrap(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = _C._topk(input, k, d, False)  # the k smallest: a partial sort
@@ -102,6 +104,8 @@ def _median_at(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, result:
     if x.ndim == 0:
         x = x.reshape(1)
     if x.shape[d] == 0:
+        if dim is None:  # the median of no values is NaN (torch), along an empty dim an error
+            return _C.full([], float("nan"), dtype=input.dtype)._to_device(input.device)
         raise IndexError(f"{fn}(): Expected reduction dim {d} to have non-zero size.")
     values, indices = _C._sort(x, d, False)
     n = x.shape[d]
@@ -256,6 +260,8 @@ def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     dims = _dims_arg(dims, "roll")
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     out = input
     for s, d in zip(shifts, dims):
         d = _wrap(d, input.ndim)
@@ -475,25 +481,55 @@ def _scatter_(self: Tensor, dim: int, index: Tensor, src: Any = None, reduce: st
 
 
 def take(input: Tensor, index: Tensor) -> Tensor:
-    """The elements of ``input``, read as 1-D, at ``index`` (negative indices count from the end)."""
-    return input.reshape(-1)[index]
+    """The elements of ``input``, read as 1-D, at ``index`` (negative indices count from the end);
+    the result has the index's shape."""
+    if index.dtype != _I64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.name}")
+    n = input.numel()
+    if n == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
+    flat = index.reshape(-1)
+    bad = _first_out_of_range(flat, -n, n)
+    if bad is not None:
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return input.reshape(-1)[flat].reshape(list(index.shape))
 
 
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """gather with ``indices`` broadcast against ``input`` (all dims but ``dim``); flattened when dim is None."""
     if dim is None:  # (torch refuses negative indices here, and gather does too)
         return input.reshape(-1).gather(0, indices.reshape(-1))
-    d = _wrap(dim, input.ndim)
-    indices = _wrap_negative(indices, input.shape[d])  # along a dim torch counts -1 as the last
+    if indices.dtype != _I64:
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be int64 but got {indices.dtype.name}")
     if input.ndim != indices.ndim:
         raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
                            f"but got {input.ndim} dimensions for input, and {indices.ndim} dimensions for indices")
+    if input.ndim == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap(dim, input.ndim)
+    # Along a dim torch counts -1 as the last; past the ends it reads memory it should not (a
+    # wrapped index), where aakaar raises gather's RuntimeError naming the index.
+    bad = _first_out_of_range(indices.reshape(-1), -input.shape[d], input.shape[d])
+    if bad is not None:
+        raise RuntimeError(f"take_along_dim(): index {bad} is out of bounds for dimension {d} with size "
+                           f"{input.shape[d]}")
+    indices = _wrap_negative(indices, input.shape[d])
     a, b = list(input.shape), list(indices.shape)
     a[d] = b[d] = 1
     shape = list(_C.broadcast_shapes(tuple(a), tuple(b)))
     xs, ix = list(shape), list(shape)
     xs[d], ix[d] = input.shape[d], indices.shape[d]
     return input.broadcast_to(xs).gather(d, indices.broadcast_to(ix))
+
+
+def _first_out_of_range(flat: Tensor, lo: int, hi: int) -> int | None:
+    """The first value of the 1-D integer tensor ``flat`` outside [lo, hi), or None."""
+    if flat.numel() == 0:
+        return None
+    bad = (flat < lo) | (flat >= hi)
+    if not bool(bad.any().item()):
+        return None
+    return int(flat[bad][0].item())
 
 
 def _wrap_negative(indices: Tensor, size: int) -> Tensor:
@@ -512,37 +548,113 @@ def _along(index: Tensor, d: int, shape: Sequence[int]) -> Tensor:
 
 def _index_args(self: Tensor, dim: int, index: Tensor, fn: str) -> int:
     if index.ndim > 1:
-        raise IndexError(f"{fn}(): Index is supposed to be a vector")
-    if index.dtype != _I64:
-        raise RuntimeError(f"{fn}(): Expected dtype int64 for index")
+        raise IndexError(f"{fn}_(): Index is supposed to be a vector, but got dim: {index.ndim} with type: "
+                         f"{index.dtype.name} and size: {list(index.shape)}")
     return _wrap(dim, self.ndim)
+
+
+def _checked_index(index: Tensor, size: int, dim: int, fn: str, negative: bool, message: str | None = None) -> Tensor:
+    """index as a 1-D int64 tensor, each value checked against the size of dim (torch's IndexError,
+    naming the index and the size); negative values count from the end when ``negative``."""
+    flat = index.reshape(-1).to(_I64)
+    bad = _first_out_of_range(flat, -size if negative else 0, size)
+    if bad is not None:
+        raise IndexError(message or f"{fn}: index {bad} is out of bounds for dimension {dim} with size {size}")
+    return _wrap_negative(flat, size) if negative else flat
+
+
+def _slices_along(self: Tensor, d: int, index: Tensor, source: Tensor) -> tuple[Tensor, Tensor, Tensor]:
+    """(self, index, source) as scatter takes them: 0-d ones as their 1-element views, and the 1-D
+    index expanded over the source's other dims."""
+    s1 = self.reshape(1) if self.ndim == 0 else self
+    src = source.reshape(1) if source.ndim == 0 else source
+    return s1, _along(index, d, src.shape), src
+
+
+def _check_source(self: Tensor, d: int, n: int, source: Tensor, fn: str) -> None:
+    """torch's checks of index_add's source: same dtype, same shape as self but along dim, n slices there."""
+    if source.dtype != self.dtype:
+        raise RuntimeError(f"{fn}_(): self ({self.dtype.name}) and source ({source.dtype.name}) must have the same "
+                           "scalar type")
+    if source.ndim > 0 and d >= source.ndim:
+        raise RuntimeError(f"{fn}_(): Indexing dim {d} is out of bounds of the source tensor with dim {source.ndim}")
+    along = source.shape[d] if source.ndim else 1
+    if n != along:
+        raise RuntimeError(f"{fn}_(): Number of indices ({n}) should be equal to source.size(dim): ({along}), "
+                           f"for dim: {d}")
+    a, b = list(self.shape), list(source.shape)
+    if len(a) != len(b) or any(i != d and x != y for i, (x, y) in enumerate(zip(a, b))):
+        raise RuntimeError("source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {a} source.shape = {b}")
 
 
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """``input`` with ``alpha * source``'s slices added at ``index`` along ``dim``."""
+    if index.dtype not in (_I64, _C.dtype.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.name}")
     d = _index_args(input, dim, index, "index_add")
+    _check_source(input, d, index.numel(), source, "index_add")
+    size = input.shape[d] if input.ndim else 1
+    idx = _checked_index(index, size, d, "index_add(): index out of range in self", False)
     src = source if alpha == 1 else source * alpha
-    return input.scatter_add(d, _along(index.reshape(-1), d, source.shape if source.ndim else [1]), src)
+    s1, ix, src = _slices_along(input, d, idx, src)
+    return s1.scatter_add(d, ix, src).reshape(list(input.shape))
 
 
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``input`` with ``source``'s slices written at ``index`` along ``dim``."""
-    d = _index_args(input, dim, index, "index_copy")
-    return _native_scatter(input, d, _along(index.reshape(-1), d, source.shape if source.ndim else [1]), source)
+    if index.ndim > 1:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.ndim})")
+    if index.dtype != _I64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index.dtype.name}")
+    if source.dtype != input.dtype:
+        raise RuntimeError("index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{input.dtype.name} and (source) {source.dtype.name}")
+    d = _wrap(dim, input.ndim)
+    n = index.numel()
+    if source.ndim == 0:
+        if n != 1:
+            raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    elif input.ndim == 0 or source.ndim == input.ndim:
+        if input.ndim and any(i != d and x != y for i, (x, y) in enumerate(zip(input.shape, source.shape))):
+            i = next(i for i, (x, y) in enumerate(zip(input.shape, source.shape)) if i != d and x != y)
+            raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape: {input.shape[i]} at dimension {i} and source slice shape: "
+                               f"{source.shape[i]} at dimension {i}.")
+        if input.ndim == 0 and source.ndim > 1:
+            raise RuntimeError("index_copy_(): Source/destination tensor must have same slice shapes. Destination "
+                               f"slice shape:  at dimension 0 and source slice shape: {source.shape[1]} at dimension 0.")
+        if n != source.shape[d]:
+            raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                             f"({source.shape[d]})")
+    else:
+        raise IndexError("index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.ndim}), destination dimensionality ({input.ndim})")
+    size = input.shape[d] if input.ndim else 1
+    idx = _checked_index(index, size, d, "index_copy_()", False)
+    s1, ix, src = _slices_along(input, d, idx, source)
+    return _native_scatter(s1, d, ix, src).reshape(list(input.shape))
 
 
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
-    """``input`` with its slices at ``index`` along ``dim`` set to ``value``."""
-    d = _index_args(input, dim, index, "index_fill")
-    idx = _along(index.reshape(-1), d, input.shape)
+    """``input`` with its slices at ``index`` along ``dim`` set to ``value`` (negative indices count from the end)."""
+    if index.ndim > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    if index.dtype != _I64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    d = _wrap(dim, input.ndim)
+    size = input.shape[d] if input.ndim else 1
+    idx = _checked_index(index, size, d, "index_fill", True, None)
+    s1 = input.reshape(1) if input.ndim == 0 else input
+    ix = _along(idx, d, s1.shape)
     if isinstance(value, Tensor):
         if value.ndim != 0:
             raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                                f"{value.ndim} dimension(s).")
-        src = value.to(input.dtype).expand(list(idx.shape))
+        src = value.to(input.dtype).expand(list(ix.shape))
     else:
-        src = _C.full(list(idx.shape), value, dtype=input.dtype)._to_device(input.device)
-    return _native_scatter(input, d, idx, src)
+        src = _C.full(list(ix.shape), value, dtype=input.dtype)._to_device(input.device)
+    return _native_scatter(s1, d, ix, src).reshape(list(input.shape))
 
 
 def _inplace(fn: Any) -> Any:

@@ -70,10 +70,11 @@ def _edges(col: np.ndarray, bins: Any, rng: Any, input: Tensor, dt: np.dtype, fn
         if bins.dtype != input.dtype:
             raise RuntimeError(f"{fn}: input tensor and bins tensors should have the same dtype, but got input "
                                f"{input.dtype.name} and bins {bins.dtype.name}")
-        edges = _host(bins).astype(dt)
-        if np.any(np.diff(edges) < 0):
-            raise RuntimeError(f"{fn}(): bin edges must be increasing")
-        return edges
+        if bins.shape[0] < 2:
+            raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins.shape[0] - 1} for dimension {dim}")
+        # Edges that do not increase are taken as they are, as torch takes them: its binary search
+        # (_upper_bound) then decides the bins, and values outside [first, last] are dropped.
+        return _host(bins).astype(dt)
     if not isinstance(bins, int) or bins <= 0:
         raise RuntimeError(f"{fn}(): bins must be > 0, but got {bins} for dimension {dim}")
     if rng is not None:
@@ -87,6 +88,21 @@ def _edges(col: np.ndarray, bins: Any, rng: Any, input: Tensor, dt: np.dtype, fn
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
     return _linspace(lo, hi, bins + 1, dt)
+
+
+def _upper_bound(edges: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """For each value, the first i with value < edges[i] found by std::upper_bound's halving steps, as
+    torch's histogram kernel finds it (the same as searchsorted(side='right') for increasing edges;
+    for edges that are not, or hold NaN, the same bins torch gives)."""
+    first = np.zeros(values.shape, np.int64)
+    count = np.full(values.shape, len(edges), np.int64)
+    while np.any(count > 0):
+        step = count // 2
+        probe = np.minimum(first + step, len(edges) - 1)
+        right = (count > 0) & ~(values < edges[probe])
+        first = np.where(right, first + step + 1, first)
+        count = np.where(right, count - step - 1, np.where(count > 0, step, 0))
+    return first
 
 
 def _histogramdd(input: Tensor, bins: Any, range: Any, weight: Any, density: bool,  # noqa: A002
@@ -121,8 +137,7 @@ def _histogramdd(input: Tensor, bins: Any, range: Any, weight: Any, density: boo
     inside = np.ones(len(pts), bool)
     for d, e in enumerate(edges):
         inside &= (pts[:, d] >= e[0]) & (pts[:, d] <= e[-1])
-    idx = [np.minimum(np.searchsorted(e, pts[inside, d], side="right") - 1, counts[d] - 1)
-           for d, e in enumerate(edges)]
+    idx = [np.minimum(_upper_bound(e, pts[inside, d]) - 1, counts[d] - 1) for d, e in enumerate(edges)]
     total = math.prod(counts)
     if total:
         flat = np.ravel_multi_index(idx, counts) if D else np.zeros(0, np.int64)
@@ -439,19 +454,14 @@ _view_as_shape = Tensor.view
 
 def view(self: Tensor, *shape: Any, dtype: Any = None) -> Tensor:
     """A view with another shape (``view(2, 3)``), or of the same memory read as another dtype
-    (``view(aakaar.int32)``: torch's bitcast view, for dtypes of the same item size)."""
+    (``view(aakaar.int32)``: torch's bitcast view; between item sizes the last dim, which must have
+    stride 1, grows or shrinks by their ratio: float32 as uint8 has 4x as many columns)."""
     if dtype is None and len(shape) == 1 and isinstance(shape[0], _C.dtype):
         dtype, shape = shape[0], ()
     if dtype is None:
         return _view_as_shape(self, *shape)
     if shape:
         raise TypeError("view(): takes either a shape or a dtype, not both")
-    if dtype.itemsize != self.dtype.itemsize:
-        raise NotImplementedError(
-            f"view({dtype}): reading a {self.dtype} tensor as {dtype} changes the item size "
-            f"({self.dtype.itemsize} to {dtype.itemsize} bytes), which aakaar's views do not support yet; "
-            "views between dtypes of one size work (float32 <-> int32, float16 <-> int16 <-> bfloat16, "
-            "float64 <-> int64), or go through numpy: aakaar.from_numpy(t.numpy().view(numpy_dtype))")
     return self._bitcast(dtype)
 
 

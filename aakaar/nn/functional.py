@@ -301,8 +301,8 @@ def embedding(input: Tensor, weight: Tensor, padding_idx: int | None = None, max
         raise NotImplementedError("embedding(): scale_grad_by_freq and sparse gradients are not supported by aakaar")
     if max_norm is not None:
         _renorm_rows(weight, input, max_norm, norm_type)
-    if input.dtype != _C.dtype.int64:
-        raise TypeError(f"embedding(): indices must be int64, got {input.dtype}")
+    if input.dtype not in (_C.dtype.int64, _C.dtype.int32):  # torch takes both, and says RuntimeError
+        raise RuntimeError(f"embedding(): indices must be int64 or int32, got {input.dtype}")
     num = weight.shape[0]
     if padding_idx is not None:
         # PyTorch's rule: padding_idx in [-num, num), a negative one counting from the end.
@@ -327,7 +327,7 @@ def _renorm_rows(weight: Tensor, input: Tensor, max_norm: float, norm_type: floa
     exceeds max_norm to norm max_norm (scale max_norm / (norm + 1e-7), as PyTorch)."""
     from .functional_norm import _vector_norm
 
-    if input.dtype != _C.dtype.int64:
+    if input.dtype not in (_C.dtype.int64, _C.dtype.int32):
         return  # embedding() refuses it with its own message
     rows = sorted({int(v) for v in input.reshape(-1).tolist()})
     if not rows:

@@ -144,7 +144,10 @@ void record_unary(UnaryOp op, const TensorPtr& out, const TensorPtr& in, UnaryPa
     case UnaryOp::Neg: return rec("NegBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return neg(g); });
     case UnaryOp::Abs: return rec("AbsBackward", Saves::Input, [](auto& g, auto& x, auto&) { return mul(g, ops::unary(UnaryOp::Sign, x)); });
     case UnaryOp::Sign: case UnaryOp::Floor: case UnaryOp::Ceil: case UnaryOp::Round:
-      return rec("ZeroGradBackward", Saves::Nothing, [](auto& g, auto&, auto&) { return zeros_like(g); });
+      // Piecewise constant: a zero gradient, under each op's own name (as PyTorch names them).
+      return rec(op == UnaryOp::Sign ? "SignBackward" : op == UnaryOp::Floor ? "FloorBackward"
+                 : op == UnaryOp::Ceil ? "CeilBackward" : "RoundBackward",
+                 Saves::Nothing, [](auto& g, auto&, auto&) { return zeros_like(g); });
     case UnaryOp::Exp:
       return rec("ExpBackward", Saves::Output, [](auto& g, auto&, auto& y) { return mul(g, y); });
     case UnaryOp::Log: return rec("LogBackward", Saves::Input, [](auto& g, auto& x, auto&) { return div(g, x); });
@@ -224,16 +227,17 @@ void record_where(const TensorPtr& out, const TensorPtr& cond, const TensorPtr& 
 
 // ---- reductions -----------------------------------------------------------------
 
-void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
-  const Shape in_shape = in->shape;
+void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in, const TensorPtr& keep, bool along_dims) {
+  const Shape in_shape = in->shape, keep_shape = keep->shape;
   switch (op) {
     case ReduceOp::Sum:
-      record("SumBackward", {in}, out, {}, [in_shape](const TensorList& g, const TensorList&, const Needs&) {
-        return TensorList{ops::expand(g[0], in_shape)};
+      record(along_dims ? "SumBackward1" : "SumBackward", {in}, out, {}, [in_shape, keep_shape](const TensorList& g, const TensorList&, const Needs&) {
+        return TensorList{ops::expand(ops::reshape(g[0], keep_shape), in_shape)};
       });
       return mark_stateless(out);
     case ReduceOp::Prod:
-      return record("ProdBackward", {in}, out, {in, out}, [](const TensorList& g, const TensorList& s, const Needs&) {
+      return record("ProdBackward", {in}, out, {in, keep}, [keep_shape](const TensorList& gs, const TensorList& s, const Needs&) {
+        const TensorList g{ops::reshape(gs[0], keep_shape)};
         // d prod / d x_i = product of the others. Away from zeros that is
         // prod / x_i; a slice with exactly one zero gives that element the
         // product of the rest; with two or more zeros everything gets 0.
@@ -256,8 +260,9 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
     // [[book:amax_backward]]
     case ReduceOp::Max:
     case ReduceOp::Min:
-      return record(op == ReduceOp::Max ? "AmaxBackward" : "AminBackward", {in}, out, {in, out},
-                    [](const TensorList& g, const TensorList& s, const Needs&) {
+      return record(op == ReduceOp::Max ? "AmaxBackward" : "AminBackward", {in}, out, {in, keep},
+                    [keep_shape](const TensorList& gs, const TensorList& s, const Needs&) {
+                      const TensorList g{ops::reshape(gs[0], keep_shape)};
                       // Tie rule (PyTorch's): amax/amin are not differentiable
                       // where several elements equal the extreme; the gradient
                       // is shared evenly among them (each of k tied elements
@@ -276,15 +281,25 @@ void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in) {
   }
 }
 
+void record_mean(const TensorPtr& out, const TensorPtr& in, const Shape& keep_shape, double n, bool along_dims) {
+  record(along_dims ? "MeanBackward1" : "MeanBackward", {in}, out, {}, [keep_shape, in_shape = in->shape, n](const TensorList& g, const TensorList&,
+                                                                              const Needs&) {
+    return TensorList{ops::binary_scalar(BinaryOp::Div, ops::expand(ops::reshape(g[0], keep_shape), in_shape),
+                                         Scalar::from_double(n), false)};
+  });
+  mark_stateless(out);
+}
+
 // [[book:max_dim_backward]]
-void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const TensorPtr& in, int64_t dim) {
-  const Shape in_shape = in->shape;
+void record_max_dim(const TensorPtr& values, const TensorPtr& indices, const TensorPtr& in, int64_t dim, bool is_max) {
+  const Shape in_shape = in->shape, keep_shape = indices->shape;
   // Tie rule: max(dim)/min(dim) return an index, and the whole gradient goes
   // to that element (with ties, the one the kernel reported: the first),
   // unlike amax/amin, which share it. This is PyTorch's rule too.
-  record("MaxDimBackward", {in}, TensorList{values}, {indices}, [in_shape, dim](const TensorList& g, const TensorList& s, const Needs&) {
+  record(is_max ? "MaxBackward0" : "MinBackward0", {in}, TensorList{values}, {indices},
+         [in_shape, keep_shape, dim](const TensorList& g, const TensorList& s, const Needs&) {
     TensorPtr z = ops::full(in_shape, Scalar::from_int(0), g[0]->dtype, g[0]->device());
-    return TensorList{ops::scatter(z, dim, s[0], g[0], false)};
+    return TensorList{ops::scatter(z, dim, s[0], ops::reshape(g[0], keep_shape), false)};
   });
 }
 // [[/book:max_dim_backward]]
@@ -321,9 +336,17 @@ void record_bmm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
 }
 // [[/book:bmm_backward]]
 
+void record_mm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b) {
+  record("MmBackward", {a, b}, out, {a, b}, [](const TensorList& g, const TensorList& s, const Needs& n) {
+    return TensorList{n[0] ? ops::mm(g[0], ops::transpose(s[1], 0, 1)) : nullptr,
+                      n[1] ? ops::mm(ops::transpose(s[0], 0, 1), g[0]) : nullptr};
+  });
+}
+
 void record_cast(const TensorPtr& out, const TensorPtr& in) {
   const DType dt = in->dtype;
-  record("CopyBackward", {in}, out, {}, [dt](const TensorList& g, const TensorList&, const Needs&) {
+  // clone (same dtype) and a dtype conversion are two nodes in PyTorch: CloneBackward0, ToCopyBackward0.
+  record(out->dtype == dt ? "CloneBackward" : "ToCopyBackward", {in}, out, {}, [dt](const TensorList& g, const TensorList&, const Needs&) {
     return TensorList{ops::to_dtype(g[0], dt)};
   });
   mark_stateless(out);  // only the dtype is kept, as in PyTorch's ToCopyBackward0

@@ -23,11 +23,18 @@ void record_unary_math(UnaryOp op, const TensorPtr& out, const TensorPtr& in, Un
 // clamp with tensor bounds (lo or hi may be null): all of out's shape.
 void record_clamp_tensor(const TensorPtr& out, const TensorPtr& x, const TensorPtr& lo, const TensorPtr& hi);
 void record_where(const TensorPtr& out, const TensorPtr& cond, const TensorPtr& a, const TensorPtr& b);
-void record_reduce(ReduceOp op, const TensorPtr& out_keepdim, const TensorPtr& in);
-void record_max_dim(const TensorPtr& values_keepdim, const TensorPtr& indices_keepdim, const TensorPtr& in, int64_t dim);
+// out: the result as returned (reduced dims dropped or kept); keep: the same values with the reduced
+// dims kept as size 1 (out itself under keepdim). One node, as PyTorch's SumBackward0, whatever keepdim.
+// along_dims: the reduction was asked along dims (PyTorch's second overload: SumBackward1, not SumBackward0).
+void record_reduce(ReduceOp op, const TensorPtr& out, const TensorPtr& in, const TensorPtr& keep, bool along_dims);
+// mean over the dims that are size 1 in keep_shape (n elements each).
+void record_mean(const TensorPtr& out, const TensorPtr& in, const Shape& keep_shape, double n, bool along_dims);
+// values: as returned (dim dropped or kept); indices_keep: the indices with dim kept as size 1.
+void record_max_dim(const TensorPtr& values, const TensorPtr& indices_keep, const TensorPtr& in, int64_t dim, bool is_max);
 void record_softmax(const TensorPtr& out, const TensorPtr& in, int64_t dim, bool log);
 void record_cumsum(const TensorPtr& out, const TensorPtr& in, int64_t dim);
 void record_bmm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);
+void record_mm(const TensorPtr& out, const TensorPtr& a, const TensorPtr& b);  // 2-d a @ b
 void record_cast(const TensorPtr& out, const TensorPtr& in);    // to_dtype, clone, contiguous copies
 void record_gather(const TensorPtr& out, const TensorPtr& in, int64_t dim, const TensorPtr& index);
 void record_scatter(const TensorPtr& out, const TensorPtr& self, int64_t dim, const TensorPtr& index,

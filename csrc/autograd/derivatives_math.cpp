@@ -188,7 +188,7 @@ void record_clamp_tensor(const TensorPtr& out, const TensorPtr& x, const TensorP
   if (lo) inputs.push_back(lo);
   if (hi) inputs.push_back(hi);
   const bool has_lo = lo != nullptr, has_hi = hi != nullptr;
-  record("ClampBackward", inputs, out, inputs, [has_lo, has_hi](const TensorList& g, const TensorList& s, const Needs&) {
+  record("ClampBackward0", inputs, out, inputs, [has_lo, has_hi](const TensorList& g, const TensorList& s, const Needs&) {
     const TensorPtr& x = s[0];
     const TensorPtr l = has_lo ? s[1] : nullptr, h = has_hi ? s[has_lo ? 2 : 1] : nullptr;
     TensorPtr keep_x;

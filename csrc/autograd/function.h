@@ -21,6 +21,7 @@ using Formula = std::function<TensorList(const TensorList& grads, const TensorLi
 
 struct FunctionNode : Node {
   std::string op_name;
+  bool user_defined = false;  // recorded by aakaar.autograd.Function: Python shows op_name as it is
   std::vector<SavedTensor> saved;
   Formula formula;
   // Shape/dtype of each output, to make zeros for outputs that got no gradient.
@@ -61,5 +62,12 @@ TensorList run_backward(const TensorList& roots, const TensorList& grad_roots, b
 
 // A new tensor sharing t's data with no history (t.detach()).
 TensorPtr detach(const TensorPtr& t);
+
+// An op that records through another one (sort through gather, stack through cat) gives the
+// fresh node that made `out` PyTorch's name for itself, when that node is still named `from`.
+inline void rename_node(const TensorPtr& out, const char* from, const char* to) {
+  if (!out || !out->autograd) return;
+  if (auto* fn = dynamic_cast<FunctionNode*>(out->autograd->grad_fn.get()); fn && fn->op_name == from) fn->op_name = to;
+}
 
 }  // namespace aakaar::autograd

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <initializer_list>
 #include <numeric>
 #include <string>
 
@@ -27,45 +28,68 @@ void check_index_dtype(const TensorPtr& index, const char* op) {
 // index's device. The check reads the values on the host: a device index is copied to
 // the CPU first (on a GPU its data pointer is not addressable from host code) and the
 // wrapped copy goes back to its device for the kernel.
-TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, bool allow_negative, const char* op) {
+// PyTorch raises IndexError for an index out of range in x[idx], index_select and the like, but
+// RuntimeError in gather and the scatters (`runtime_error`); the message names the index and the size.
+TensorPtr checked_indices(const TensorPtr& index, int64_t size, int64_t dim, bool allow_negative, const char* op,
+                          bool runtime_error = false) {
   const Device device = index->device();
   const TensorPtr index64 = to_dtype(index, DType::Int64);  // int32 indices: widened here, once
   TensorPtr idx = device.type == DeviceType::CPU ? clone(contiguous(index64)) : contiguous(to_device(index64, Device{}));
   int64_t* p = idx->data<int64_t>();
   for (int64_t i = 0, n = idx->numel(); i < n; ++i) {
     const int64_t v = p[i];
-    AK_CHECK(v < size && v >= (allow_negative ? -size : 0), IndexError, op, ": index ", v,
-             " is out of bounds for dimension ", dim, " with size ", size);
+    if (!(v < size && v >= (allow_negative ? -size : 0))) {
+      const std::string msg = str(op, ": index ", v, " is out of bounds for dimension ", dim, " with size ", size);
+      if (runtime_error) throw RuntimeError(msg);
+      throw IndexError(msg);
+    }
     if (v < 0) p[i] = v + size;
   }
   return device.type == DeviceType::CPU ? idx : to_device(idx, device);
+}
+
+// gather and the scatters see a 0-d self, index or src as its 1-element 1-d view (PyTorch's rule).
+TensorPtr as_1d(const TensorPtr& t) { return t->ndim() == 0 ? reshape(t, {1}) : t; }
+bool any_0d(std::initializer_list<const TensorPtr*> ts) {
+  for (const TensorPtr* t : ts)
+    if (*t && (*t)->ndim() == 0) return true;
+  return false;
 }
 
 }  // namespace
 
 TensorPtr index_select(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
   check_index_dtype(index, "index_select");
-  AK_CHECK(index->ndim() <= 1, ValueError, "index_select: index must be 0-d or 1-d, got shape ",
+  AK_CHECK(index->ndim() <= 1, IndexError, "index_select(): Index is supposed to be a vector, got shape ",
            shape_str(index->shape));
   dim = t->wrap_dim(dim);
+  if (t->ndim() == 0) {  // PyTorch: a 0-d tensor gives a 0-d result, from exactly one index
+    AK_CHECK(index->numel() == 1, RuntimeError, "index_select(): Index to scalar can have only 1 value, got ",
+             index->numel(), " value(s)");
+    return reshape(index_select(reshape(t, {1}), 0, reshape(index, {1})), {});
+  }
   std::vector<TensorPtr> indices(std::max<int64_t>(t->ndim(), 1));
   // Unlike x[idx], index_select takes no negative indices (PyTorch's rule).
   indices[dim] = checked_indices(reshape(index, {-1}), t->ndim() ? t->shape[dim] : 1, dim, false, "index_select");
-  return ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
+  TensorPtr out = ops::index(t->ndim() == 0 ? reshape(t, {1}) : t, indices);
+  autograd::rename_node(out, "IndexBackward", "IndexSelectBackward");
+  return out;
 }
 
 TensorPtr gather(const TensorPtr& t, int64_t dim, const TensorPtr& index) {
   check_index_dtype(index, "gather");
   check_same_device(t, index, "gather");
   dim = t->wrap_dim(dim);
-  AK_CHECK(index->ndim() == t->ndim(), ValueError, "gather: index ", shape_str(index->shape),
-           " must have as many dims as the input ", shape_str(t->shape));
-  // A 0-d tensor is gathered through its 1-element view (the kernel needs a dim to step along).
-  if (t->ndim() == 0) return reshape(gather(reshape(t, {1}), 0, reshape(index, {1})), {});
+  AK_CHECK(std::max<int64_t>(index->ndim(), 1) == std::max<int64_t>(t->ndim(), 1), ValueError,
+           "gather: Index tensor must have the same number of dimensions as input tensor (index ",
+           shape_str(index->shape), ", input ", shape_str(t->shape), ")");
+  // A 0-d input or index is gathered through its 1-element view (the kernel needs a dim to step
+  // along); the result has the index's shape.
+  if (any_0d({&t, &index})) return reshape(gather(as_1d(t), dim, as_1d(index)), index->shape);
   for (int64_t d = 0; d < t->ndim(); ++d)
     AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "gather: index ", shape_str(index->shape),
              " is larger than the input ", shape_str(t->shape), " in dim ", d);
-  TensorPtr idx = checked_indices(index, t->ndim() ? t->shape[dim] : 1, dim, false, "gather");
+  TensorPtr idx = checked_indices(index, t->shape[dim], dim, false, "gather", true);
   TensorPtr out = Tensor::empty(index->shape, t->dtype, t->device());
   backend(t->device()).gather(*out, *t, dim, *idx);
   if (is_floating(t->dtype) && autograd::should_record({&t})) autograd::record_gather(out, t, dim, idx);
@@ -76,18 +100,18 @@ namespace {
 // Checks the arguments of scatter; returns the validated indices.
 TensorPtr scatter_indices(const TensorPtr& t, int64_t& dim, const TensorPtr& index, const TensorPtr& src, bool add) {
   check_index_dtype(index, add ? "scatter_add" : "scatter");
-  check_has_dims(t, add ? "scatter_add" : "scatter");
+  check_has_dims(t, add ? "scatter_add" : "scatter");  // 0-d operands were made 1-d by the callers
   dim = t->wrap_dim(dim);
   AK_CHECK(index->ndim() == t->ndim() && src->ndim() == t->ndim(), ValueError,
-           "scatter: index ", shape_str(index->shape), ", src ", shape_str(src->shape), " and self ",
-           shape_str(t->shape), " must have the same number of dims");
+           "scatter: Index tensor must have the same number of dimensions as self tensor (index ",
+           shape_str(index->shape), ", src ", shape_str(src->shape), ", self ", shape_str(t->shape), ")");
   for (int64_t d = 0; d < t->ndim(); ++d) {
     AK_CHECK(index->shape[d] <= src->shape[d], ValueError, "scatter: index ", shape_str(index->shape),
              " is larger than src ", shape_str(src->shape), " in dim ", d);
     AK_CHECK(d == dim || index->shape[d] <= t->shape[d], ValueError, "scatter: index ", shape_str(index->shape),
              " is larger than self ", shape_str(t->shape), " in dim ", d);
   }
-  return checked_indices(index, t->shape[dim], dim, false, "scatter");
+  return checked_indices(index, t->shape[dim], dim, false, "scatter", true);
 }
 }  // namespace
 
@@ -102,12 +126,21 @@ void scatter_(const TensorPtr& t, int64_t dim, const TensorPtr& index, const Ten
   if (autograd::inplace_needs_history(t, {&src}))
     return autograd::inplace_with_history(t, add ? "scatter_add_" : "scatter_",
                                           [&] { return scatter(t, dim, index, src, add); });
+  if (any_0d({&t, &index, &src})) {
+    autograd::GradModeGuard no_grad(false);  // views for the kernel only; nothing here is recorded
+    const int64_t d = t->wrap_dim(dim);
+    return scatter_(as_1d(t), d, as_1d(index), as_1d(src), add);
+  }
   TensorPtr idx = scatter_indices(t, dim, index, src, add);
   backend(t->device()).scatter(*t, dim, *idx, *to_dtype(src, t->dtype), add);
   t->storage->bump_version();
 }
 
 TensorPtr scatter(const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src, bool add) {
+  if (any_0d({&t, &index, &src})) {
+    const int64_t d = t->wrap_dim(dim);
+    return reshape(scatter(as_1d(t), d, as_1d(index), as_1d(src), add), t->shape);
+  }
   TensorPtr idx = scatter_indices(t, dim, index, src, add);
   TensorPtr s = to_dtype(src, t->dtype);
   TensorPtr out;
@@ -393,7 +426,9 @@ TensorPtr stack(const std::vector<TensorPtr>& ts, int64_t dim) {
              shape_str(ts[0]->shape), " at entry 0 and ", shape_str(ts[i]->shape), " at entry ", i);
     parts.push_back(unsqueeze(ts[i], dim));
   }
-  return cat(parts, dim);
+  TensorPtr out = cat(parts, dim);
+  autograd::rename_node(out, "CatBackward", "StackBackward");
+  return out;
 }
 
 }  // namespace aakaar::ops
@@ -413,6 +448,10 @@ TensorPtr scatter_reduce(const TensorPtr& t, int64_t dim, const TensorPtr& index
   AK_CHECK(src->dtype == t->dtype, RuntimeError, "scatter_reduce(): Expected self.dtype to be equal to src.dtype");
   check_same_device(t, index, "scatter_reduce");
   check_same_device(t, src, "scatter_reduce");
+  if (any_0d({&t, &index, &src})) {
+    const int64_t d = t->wrap_dim(dim);
+    return reshape(scatter_reduce(as_1d(t), d, as_1d(index), as_1d(src), reduce, include_self), t->shape);
+  }
   const Backend& b = backend_with(t->device(), backend(t->device()).scatter_reduce != nullptr, "scatter_reduce");
   TensorPtr idx = scatter_indices(t, dim, index, src, true);
   TensorPtr out;

@@ -39,7 +39,20 @@ TensorPtr mm(const TensorPtr& a, const TensorPtr& b) {
            " and ", shape_str(b->shape));
   AK_CHECK(a->shape[1] == b->shape[0], ValueError, "mm: shapes ", shape_str(a->shape), " and ", shape_str(b->shape),
            " cannot be multiplied (", a->shape[1], " != ", b->shape[0], ")");
-  return reshape(bmm(unsqueeze(a, 0), unsqueeze(b, 0)), {a->shape[0], b->shape[1]});
+  if (is_reduced_float(a->dtype))  // float32 products and sums, rounded once (as bmm)
+    return to_dtype(mm(to_dtype(a, DType::Float32), to_dtype(b, DType::Float32)), a->dtype);
+  // The batched kernel writes through a 1-batch view of the result, and one node records the
+  // product (PyTorch's MmBackward0), not a view of a bmm.
+  const int64_t M = a->shape[0], K = a->shape[1], N = b->shape[1];
+  TensorPtr out = Tensor::empty({M, N}, a->dtype, a->device());
+  {
+    autograd::GradModeGuard no_grad(false);
+    TensorPtr out3 = reshape(out, {1, M, N});
+    if (K == 0) backend(a->device()).fill(*out, Scalar::from_int(0));  // empty sums are 0
+    else if (out->numel() > 0) backend(a->device()).bmm(*out3, *unsqueeze(a, 0), *unsqueeze(b, 0));
+  }
+  if (autograd::should_record({&a, &b})) autograd::record_mm(out, a, b);
+  return out;
 }
 
 TensorPtr matmul(const TensorPtr& a, const TensorPtr& b) {
@@ -55,6 +68,7 @@ TensorPtr matmul(const TensorPtr& a, const TensorPtr& b) {
   const int64_t K2 = B->shape[B->ndim() - 2], N = B->shape[B->ndim() - 1];
   AK_CHECK(K == K2, ValueError, "matmul: shapes ", shape_str(a->shape), " and ", shape_str(b->shape),
            " cannot be multiplied (", K, " != ", K2, ")");
+  if (a->ndim() == 2 && b->ndim() == 2) return mm(a, b);
   const Shape batch_a(A->shape.begin(), A->shape.end() - 2), batch_b(B->shape.begin(), B->shape.end() - 2);
   const Shape batch = broadcast_shapes(batch_a, batch_b);
   const int64_t nb = shape_numel(batch);

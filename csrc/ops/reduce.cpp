@@ -78,10 +78,17 @@ TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, b
     in = to_dtype(t, DType::Int64);  // integer sums accumulate in int64, like PyTorch
     out_dt = DType::Int64;
   }
-  TensorPtr out = Tensor::empty(keepdim_shape(t, mask), out_dt, t->device());
-  backend(t->device()).reduce(op, *out, *in);
-  if (is_floating(out_dt) && autograd::should_record({&in})) autograd::record_reduce(op, out, in);
-  return drop_dims(out, mask, keepdim);
+  // The kernel writes the keepdim shape; the result is allocated in its final shape and the kernel
+  // writes through a keepdim view of it, so one node (SumBackward0 in PyTorch) records the reduction.
+  const Shape keep_shape = keepdim_shape(t, mask);
+  Shape out_shape;
+  for (size_t d = 0; d < keep_shape.size(); ++d)
+    if (keepdim || !mask[d]) out_shape.push_back(keep_shape[d]);
+  TensorPtr out = Tensor::empty(out_shape, out_dt, t->device());
+  TensorPtr keep = out_shape == keep_shape ? out : reshape(out, keep_shape);
+  backend(t->device()).reduce(op, *keep, *in);
+  if (is_floating(out_dt) && autograd::should_record({&in})) autograd::record_reduce(op, out, in, keep, dims.has_value() && !dims->empty());
+  return out;
 }
 
 TensorPtr sum(const TensorPtr& t, std::optional<DimList> dims, bool keepdim, std::optional<DType> dtype) {
@@ -96,9 +103,14 @@ TensorPtr mean(const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
   AK_CHECK(is_floating(t->dtype), TypeError, "mean(): input dtype must be floating point, got ", dtype_name(t->dtype),
            "; convert with .to(aakaar.float32) first");
   const auto mask = reduced_mask(t, dims);
-  const int64_t n = reduced_count(t, mask);
-  TensorPtr s = reduce(ReduceOp::Sum, t, dims, keepdim);
-  return binary_scalar(BinaryOp::Div, s, Scalar::from_double(static_cast<double>(n)), false);
+  const double n = static_cast<double>(reduced_count(t, mask));
+  TensorPtr out;
+  {
+    autograd::GradModeGuard no_grad(false);  // one node for the whole mean (PyTorch's MeanBackward0), below
+    out = binary_scalar(BinaryOp::Div, reduce(ReduceOp::Sum, t, dims, keepdim), Scalar::from_double(n), false);
+  }
+  if (autograd::should_record({&t})) autograd::record_mean(out, t, keepdim_shape(t, mask), n, dims.has_value() && !dims->empty());
+  return out;
 }
 
 TensorPtr var(const TensorPtr& t, std::optional<DimList> dims, double correction, bool keepdim) {
@@ -150,16 +162,18 @@ std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool ke
   TensorPtr in = t->ndim() == 0 ? reshape(t, {1}) : t;
   AK_CHECK(in->shape[dim] > 0, IndexError, is_max ? "max" : "min", "(): cannot reduce dim ", dim,
            " of size 0 (tensor of shape ", shape_str(t->shape), ")");
+  // The results are allocated in their final shape and the kernel writes through keepdim views,
+  // so one node (PyTorch's MaxBackward0 / MinBackward0) records the op.
   Shape ks = in->shape;
   ks[dim] = 1;
-  TensorPtr values = Tensor::empty(ks, in->dtype, in->device());
-  TensorPtr indices = Tensor::empty(ks, DType::Int64, in->device());
-  backend(in->device()).arg_reduce(is_max, *values, *indices, *in, dim);
-  if (is_floating(in->dtype) && autograd::should_record({&in})) autograd::record_max_dim(values, indices, in, dim);
-  if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
-  std::vector<bool> mask(in->ndim(), false);
-  mask[dim] = true;
-  return {drop_dims(values, mask, keepdim), drop_dims(indices, mask, keepdim)};
+  Shape out_shape = t->ndim() == 0 ? Shape{} : keepdim ? ks : t->shape;  // a 0-d input gives 0-d results
+  if (!keepdim && t->ndim() > 0) out_shape.erase(out_shape.begin() + dim);
+  TensorPtr values = Tensor::empty(out_shape, in->dtype, in->device());
+  TensorPtr indices = Tensor::empty(out_shape, DType::Int64, in->device());
+  TensorPtr values_keep = reshape(values, ks), indices_keep = reshape(indices, ks);
+  backend(in->device()).arg_reduce(is_max, *values_keep, *indices_keep, *in, dim);
+  if (is_floating(in->dtype) && autograd::should_record({&in})) autograd::record_max_dim(values, indices_keep, in, dim, is_max);
+  return {values, indices};
 }
 
 TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max) {

@@ -31,7 +31,10 @@ std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim,
   TensorPtr indices = Tensor::empty(shape, DType::Int64, x->device());
   if (values->numel() > 0) b.sort(*values, *indices, *x, dim, largest, k);
   // The values are x gathered at the indices: their gradient is gather's.
-  if (is_floating(x->dtype) && autograd::should_record({&x})) autograd::record_gather(values, x, dim, indices);
+  if (is_floating(x->dtype) && autograd::should_record({&x})) {
+    autograd::record_gather(values, x, dim, indices);
+    autograd::rename_node(values, "GatherBackward", "TopkBackward");
+  }
   // A 0-d input gives 0-d results, k = 0 too (PyTorch's rule: its one element, unsorted).
   if (t->ndim() == 0) return k == 0 ? std::pair{clone(t), full({}, Scalar::from_int(0), DType::Int64, t->device())}
                                     : std::pair{reshape(values, {}), reshape(indices, {})};
@@ -40,7 +43,9 @@ std::pair<TensorPtr, TensorPtr> topk(const TensorPtr& t, int64_t k, int64_t dim,
 
 std::pair<TensorPtr, TensorPtr> sort(const TensorPtr& t, int64_t dim, bool descending) {
   dim = t->wrap_dim(dim);
-  return topk(t, t->ndim() == 0 ? 1 : t->shape[dim], dim, descending);
+  auto out = topk(t, t->ndim() == 0 ? 1 : t->shape[dim], dim, descending);
+  autograd::rename_node(out.first, "TopkBackward", "SortBackward");
+  return out;
 }
 
 TensorPtr flip(const TensorPtr& t, const DimList& dims) {
@@ -90,7 +95,10 @@ std::pair<TensorPtr, TensorPtr> cummax(const TensorPtr& t, int64_t dim, bool is_
   TensorPtr values = Tensor::empty(x->shape, x->dtype, x->device());
   TensorPtr indices = Tensor::empty(x->shape, DType::Int64, x->device());
   if (x->numel() > 0) b.scan(is_max ? ScanOp::CumMax : ScanOp::CumMin, *values, indices.get(), *x, dim);
-  if (is_floating(x->dtype) && autograd::should_record({&x})) autograd::record_gather(values, x, dim, indices);
+  if (is_floating(x->dtype) && autograd::should_record({&x})) {
+    autograd::record_gather(values, x, dim, indices);
+    autograd::rename_node(values, "GatherBackward", is_max ? "CummaxBackward" : "CumminBackward");
+  }
   if (t->ndim() == 0) return {reshape(values, {}), reshape(indices, {})};
   return {values, indices};
 }

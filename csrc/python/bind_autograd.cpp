@@ -1,5 +1,10 @@
 // Autograd on the Python side: Tensor.requires_grad/grad/grad_fn/backward,
 // grad mode, autograd.grad, and graph nodes as read-only objects.
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <unordered_map>
+
 #include "autograd/function.h"
 #include "core/error.h"
 #include "ops/ops.h"
@@ -44,6 +49,64 @@ autograd::TensorList tensor_list(py::handle h) {
   return out;
 }
 
+// ---- grad_fn as PyTorch shows it -------------------------------------------------------------
+// PyTorch names a node's class after its formula, with an overload number (MulBackward0,
+// SumBackward1, ...), and t.grad_fn.name() is that name; leaves are reached through
+// AccumulateGrad nodes whose name() is "torch::autograd::AccumulateGrad". aakaar's C++ nodes keep
+// their short names (error messages and the book use them); Python sees PyTorch's.
+// Nodes recorded by aakaar.autograd.Function keep their own name ("MyFnBackward"), as in PyTorch.
+std::string torch_node_name(const Node& n) {
+  if (dynamic_cast<const autograd::AccumulateGrad*>(&n)) return "torch::autograd::AccumulateGrad";
+  const auto* fn = dynamic_cast<const autograd::FunctionNode*>(&n);
+  std::string name = n.name();
+  if (fn && fn->user_defined) return name;
+  // Where aakaar's node covers what PyTorch names differently; the others take PyTorch's first
+  // overload number (a name that already ends in one, such as SumBackward1, is kept).
+  static const std::unordered_map<std::string, std::string> renamed = {
+      {"Log1pBackward", "Log1PBackward0"}, {"ToDeviceBackward", "ToCopyBackward0"},
+      {"SquareBackward", "PowBackward0"},  {"ClampBackward", "ClampBackward1"},
+  };
+  if (auto it = renamed.find(name); it != renamed.end()) return it->second;
+  if (!name.empty() && (name.back() < '0' || name.back() > '9')) name += '0';
+  return name;
+}
+
+// The Python class named `name` (a subclass of _C.autograd.Node with the same layout, so an
+// existing node object can be switched to it), made once per name and kept for the process.
+PyObject* node_class(const std::string& name) {
+  static std::unordered_map<std::string, PyObject*> classes;
+  static std::deque<std::string> type_names;  // a type's tp_name must outlive it (Python < 3.12 keeps the pointer)
+  if (auto it = classes.find(name); it != classes.end()) return it->second;
+  PyObject* base = py::type::of<Node>().ptr();
+  type_names.push_back("aakaar._C.autograd." + name);  // the module of Node itself
+  PyType_Slot slots[] = {{0, nullptr}};
+  // No Py_TPFLAGS_HAVE_GC and no slots of its own: the same allocator, deallocator and size as
+  // the base, which is what __class__ assignment requires.
+  PyType_Spec spec{type_names.back().c_str(), 0, 0, Py_TPFLAGS_DEFAULT, slots};
+  py::tuple bases = py::make_tuple(py::handle(base));
+#if PY_VERSION_HEX >= 0x030C0000
+  PyObject* cls = PyType_FromMetaclass(Py_TYPE(base), nullptr, &spec, bases.ptr());
+#else
+  PyObject* cls = PyType_FromSpecWithBases(&spec, bases.ptr());
+#endif
+  if (!cls) throw py::error_already_set();
+  classes.emplace(name, cls);
+  return cls;
+}
+
+// grad_fn and next_functions hand out nodes through this: the object's class is the node's
+// PyTorch name, so type(t.grad_fn).__name__ == "MulBackward0".
+py::object node_object(const std::shared_ptr<Node>& n) {
+  if (!n) return py::none();
+  py::object obj = py::cast(n);
+  const std::string name = torch_node_name(*n);
+  PyObject* cls = node_class(dynamic_cast<const autograd::AccumulateGrad*>(n.get()) ? "AccumulateGrad" : name);
+  if (reinterpret_cast<PyObject*>(Py_TYPE(obj.ptr())) != cls &&
+      PyObject_SetAttrString(obj.ptr(), "__class__", cls) != 0)
+    throw py::error_already_set();
+  return obj;
+}
+
 }  // namespace
 
 void bind_custom_function(py::module_& ag);  // bind_custom_function.cpp
@@ -53,15 +116,28 @@ void bind_autograd(py::module_& m) {
   py::module_ ag = m.def_submodule("autograd", "The C++ autograd engine.");
 
   py::class_<Node, std::shared_ptr<Node>>(ag, "Node", "A recorded operation in the graph (tensor.grad_fn).")
-      .def("name", &Node::name)
+      .def("name", [](const Node& n) { return torch_node_name(n); }, "PyTorch's name of this node (MulBackward0).")
+      .def("_aakaar_name", &Node::name, "aakaar's own name of this node (as in its error messages).")
       .def_property_readonly("next_functions", [](const Node& n) {
         py::list out;
-        for (const auto& e : n.next_edges) out.append(py::make_tuple(e.fn ? py::cast(e.fn) : py::none(), e.input_nr));
+        for (const auto& e : n.next_edges) out.append(py::make_tuple(node_object(e.fn), e.input_nr));
         return py::tuple(out);
       }, "(node, input_nr) for each input: where this node sends gradients.")
-      .def("__repr__", [](const Node& n) { return "<" + n.name() + ">"; });
+      .def_property_readonly("variable", [](const Node& n) -> TensorPtr {
+        const auto* acc = dynamic_cast<const autograd::AccumulateGrad*>(&n);
+        if (!acc) throw py::attribute_error("'" + torch_node_name(n) + "' object has no attribute 'variable'");
+        return acc->variable;
+      }, "AccumulateGrad nodes: the leaf tensor they accumulate into.")
+      .def("__repr__", [](py::handle self) {
+        return py::str("<{} object at {}>").format(py::type::handle_of(self).attr("__name__"),
+                                                   py::str("0x{:x}").format(reinterpret_cast<std::uintptr_t>(self.ptr())));
+      });
 
   bind_custom_function(ag);
+  ag.def("_rename_node", [](const TensorPtr& t, const std::string& from, const std::string& to) {
+    autograd::rename_node(t, from.c_str(), to.c_str());
+  }, py::arg("tensor"), py::arg("from_name"), py::arg("to_name"),
+     "Python composites (t(), max()): names the fresh node that made `tensor` as PyTorch names the op.");
   ag.def("is_grad_enabled", &autograd::grad_enabled, "Whether ops record the graph.");
   ag.def("set_grad_enabled", &autograd::set_grad_enabled, py::arg("mode"), "Turns graph recording on or off.");
   ag.def("backward", [](py::object tensors, py::object grads, bool retain_graph, bool create_graph) {
@@ -104,7 +180,7 @@ void bind_autograd(py::module_& m) {
       }, "The accumulated gradient (leaves, and non-leaves after retain_grad()).")
       .def_property_readonly("grad_fn", [](const TensorPtr& t) -> py::object {
         if (!t->autograd || !t->autograd->grad_fn) return py::none();
-        return py::cast(t->autograd->grad_fn);
+        return node_object(t->autograd->grad_fn);
       }, "The node that produced this tensor (None for leaves).")
       .def_property_readonly("is_leaf", [](const TensorPtr& t) { return !(t->autograd && t->autograd->grad_fn); })
       .def_property_readonly("output_nr", [](const TensorPtr& t) -> uint32_t {

@@ -95,6 +95,9 @@ void bind_custom_function(py::module_& ag) {
                        py::object result = callable->fn(g, s, n);
                        return checked_gradients(name, result, shapes);
                      });
+    for (const TensorPtr& t : outs)  // PyTorch names a custom Function's node as the user did
+      if (t && t->autograd && t->autograd->grad_fn)
+        if (auto* fn = dynamic_cast<autograd::FunctionNode*>(t->autograd->grad_fn.get())) fn->user_defined = true;
   }, py::arg("name"), py::arg("inputs"), py::arg("outputs"), py::arg("saved"), py::arg("backward"),
      "Records one node for aakaar.autograd.Function: `outputs` (fresh tensors) get it as grad_fn; in backward it "
      "calls backward(grads, saved, needs_input_grad) and checks what comes back.");

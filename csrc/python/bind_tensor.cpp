@@ -267,8 +267,15 @@ void setitem(const TensorPtr& t, py::handle key, py::handle value) {
 
 // A tensor src is used as given (its shape is checked against index, as in
 // PyTorch); a Python number is broadcast to index's shape.
+// A tensor src must have self's dtype (PyTorch's rule for scatter and scatter_add); a number is converted.
+TensorPtr same_dtype_src(const TensorPtr& t, const TensorPtr& src, const char* what) {
+  AK_CHECK(src->dtype == t->dtype, RuntimeError, what, "(): Expected self.dtype to be equal to src.dtype (self is ",
+           dtype_name(t->dtype), ", src is ", dtype_name(src->dtype), ")");
+  return src;
+}
+
 TensorPtr scatter_src(const TensorPtr& t, const TensorPtr& index, py::handle src, const char* what) {
-  if (py::isinstance<Tensor>(src)) return src.cast<TensorPtr>();
+  if (py::isinstance<Tensor>(src)) return same_dtype_src(t, src.cast<TensorPtr>(), what);
   return ops::expand(ops::wrap_scalar(to_scalar(src, what), t), index->shape);
 }
 
@@ -591,10 +598,10 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
         return t;
       }, py::arg("dim"), py::arg("index"), py::arg("src"), "Writes src into self at `index` along dim; returns self.")
       .def("scatter_add", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
-        return ops::scatter(t, dim, index, src, true);
+        return ops::scatter(t, dim, index, same_dtype_src(t, src, "scatter_add"), true);
       }, py::arg("dim"), py::arg("index"), py::arg("src"), "A copy of self with src added at `index` along dim (repeated indices accumulate).")
       .def("scatter_add_", [](const TensorPtr& t, int64_t dim, const TensorPtr& index, const TensorPtr& src) {
-        ops::scatter_(t, dim, index, src, true);
+        ops::scatter_(t, dim, index, same_dtype_src(t, src, "scatter_add_"), true);
         return t;
       }, py::arg("dim"), py::arg("index"), py::arg("src"), "Adds src into self at `index` along dim (repeated indices accumulate); returns self.")
       .def("masked_fill", [](const TensorPtr& t, const TensorPtr& mask, py::handle v) {
@@ -614,12 +621,38 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
   cls.def("_to_dtype", [](const TensorPtr& t, DType d, bool copy) { return ops::to_dtype(t, d, copy); },
           py::arg("dtype"), py::arg("copy") = false, "A copy converted to dtype (self if it already has it, unless copy=True).")
       .def("_bitcast", [](const TensorPtr& t, DType d) {
-        // The same bytes read as another dtype of the same size (torch's t.view(dtype) for that case):
-        // aakaar.save stores bfloat16 through int16, which numpy has.
-        AK_CHECK(itemsize(d) == t->element_size(), ValueError, "_bitcast: ", dtype_name(t->dtype), " and ",
-                 dtype_name(d), " differ in size");
-        return std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, d);
-      }, py::arg("dtype"), "This tensor's memory read as another dtype of the same item size (shares storage).")
+        // The same bytes read as another dtype: torch's t.view(dtype), with its conditions. Between
+        // item sizes the last dim (stride 1) grows or shrinks by their ratio; aakaar.save stores
+        // bfloat16 through int16, which numpy has.
+        const int64_t from = t->element_size(), to = itemsize(d);
+        if (from == to) return std::make_shared<Tensor>(t->storage, t->offset, t->shape, t->strides, d);
+        const std::string what = str(" to view ", dtype_name(t->dtype), " as ", dtype_name(d), " (different element sizes)");
+        const int64_t nd = t->ndim();
+        AK_CHECK(nd > 0, RuntimeError, "self.dim() cannot be 0", what);
+        AK_CHECK(t->strides[nd - 1] == 1, RuntimeError, "self.stride(-1) must be 1", what, ", but got ", t->strides[nd - 1]);
+        Shape shape = t->shape, strides = t->strides;
+        int64_t offset = t->offset;
+        if (from > to) {  // more, smaller items: the last dim grows
+          const int64_t r = from / to;
+          for (int64_t i = 0; i < nd - 1; ++i) strides[i] *= r;
+          shape[nd - 1] *= r;
+          offset *= r;
+        } else {  // fewer, larger items: the last dim, the offset and every other stride must divide
+          const int64_t r = to / from;
+          AK_CHECK(shape[nd - 1] % r == 0, RuntimeError, "self.size(-1) must be divisible by ", r, what, ", but got ",
+                   shape[nd - 1]);
+          AK_CHECK(offset % r == 0, RuntimeError, "self.storage_offset() must be divisible by ", r, what, ", but got ",
+                   offset);
+          for (int64_t i = 0; i < nd - 1; ++i) {
+            AK_CHECK(strides[i] % r == 0, RuntimeError, "self.stride(", i, ") must be divisible by ", r, what,
+                     ", but got ", strides[i]);
+            strides[i] /= r;
+          }
+          shape[nd - 1] /= r;
+          offset /= r;
+        }
+        return std::make_shared<Tensor>(t->storage, offset, shape, strides, d);
+      }, py::arg("dtype"), "This tensor's memory read as another dtype (shares storage; torch's view(dtype)).")
       .def("_to_device", [](const TensorPtr& t, py::object d) { return ops::to_device(t, to_device(d)); }, "The tensor on another device (self if already there).")
       .def("item", [](const TensorPtr& self) -> py::object {
         AK_CHECK(self->numel() == 1, ValueError, "a tensor with ", self->numel(), " elements (shape ",

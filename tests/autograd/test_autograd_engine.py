@@ -161,8 +161,8 @@ def test_leaf_and_non_leaf():
     y = x * 2
     c = aakaar.ones(2)
     assert x.is_leaf and c.is_leaf and not y.is_leaf
-    assert x.grad_fn is None and y.grad_fn.name() == "MulBackward"
-    assert y.grad_fn.next_functions[0][0].name() == "AccumulateGrad"
+    assert x.grad_fn is None and y.grad_fn.name() == "MulBackward0"  # torch's names
+    assert type(y.grad_fn.next_functions[0][0]).__name__ == "AccumulateGrad"
     y.sum().backward()
     assert y.grad is None  # non-leaves keep no .grad unless asked
     close(x.grad, [2.0, 2.0])

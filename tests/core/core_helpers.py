@@ -203,3 +203,59 @@ def rng():
 @pytest.fixture
 def torch():
     return pytest.importorskip("torch")
+
+
+# ---- the same expression in torch and in aakaar -------------------------------------------------
+
+def parity_env(T) -> dict:
+    """The names the parity expressions use, built the same way in torch and in aakaar (T):
+    0-d tensors (x0; xg0 requires grad; i0/i1/im1 0-d indices), small vectors and matrices, empties."""
+    return {
+        "T": T,
+        "x0": T.tensor(3.0), "xg0": T.tensor(3.0, requires_grad=True), "d0": T.tensor(3.0, dtype=T.float64),
+        "i0": T.tensor(0), "i1": T.tensor(1), "im1": T.tensor(-1),
+        "x": T.tensor([3.0, 1.0, 2.0]), "xg": T.tensor([3.0, 1.0, 2.0], requires_grad=True),
+        "m": T.tensor([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]]),
+        "e0": T.zeros(0), "e03": T.zeros(0, 3), "e20": T.zeros(2, 0), "ie": T.zeros(0, dtype=T.int64),
+        # the gradient of out.sum() with respect to inp (a tuple of one tensor)
+        "G": lambda out, inp: T.autograd.grad(out.sum(), inp),
+    }
+
+
+def _run(T, expr: str):
+    try:
+        return "ok", eval(expr, parity_env(T))  # noqa: S307 (test expressions written in this repository)
+    except Exception as e:  # noqa: BLE001 (the class is what is compared)
+        return "err", e
+
+
+def _same_result(theirs, ours, expr: str) -> None:
+    if isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), f"{expr}: {ours!r} vs torch {theirs!r}"
+        for t, o in zip(theirs, ours):
+            _same_result(t, o, expr)
+        return
+    if not hasattr(theirs, "shape"):
+        assert ours == theirs or (ours != ours and theirs != theirs), f"{expr}: {ours!r} vs torch {theirs!r}"
+        return
+    assert isinstance(ours, aakaar.Tensor), f"{expr}: got {type(ours).__name__}, torch a tensor"
+    assert tuple(ours.shape) == tuple(theirs.shape), f"{expr}: shape {tuple(ours.shape)} vs torch {tuple(theirs.shape)}"
+    assert ours.dtype.name == str(theirs.dtype).split(".")[-1], f"{expr}: dtype {ours.dtype} vs torch {theirs.dtype}"
+    if ours.dtype == aakaar.bfloat16:  # numpy has no bfloat16: compared as the float32 values they hold
+        ours, theirs = ours.float(), theirs.float()
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-6, atol=1e-6,
+                               equal_nan=True, err_msg=expr)
+
+
+def assert_same_as_torch(torch, expr: str):
+    """``expr`` (over the names of :func:`parity_env`) gives torch's result in aakaar (values, shape,
+    dtype; tuples element-wise), or raises an exception of torch's class. Returns aakaar's outcome."""
+    (kt, theirs), (ko, ours) = _run(torch, expr), _run(aakaar, expr)
+    if kt == "err":
+        assert ko == "err", f"{expr}: torch raises {type(theirs).__name__} ({theirs}), aakaar returns {ours!r}"
+        assert isinstance(ours, type(theirs)), (f"{expr}: torch raises {type(theirs).__name__} ({theirs}), "
+                                                f"aakaar {type(ours).__name__} ({ours})")
+        return ours
+    assert ko == "ok", f"{expr}: aakaar raises {type(ours).__name__} ({ours}), torch returns {theirs!r}"
+    _same_result(theirs, ours, expr)
+    return ours

@@ -134,7 +134,13 @@ def test_index_select(torch):
             i_t = aakaar.tensor(idx, dtype=aakaar.int64)
             ref = r.index_select(dim, torch.tensor(idx, dtype=torch.int64))
             np.testing.assert_array_equal(to_np(t.index_select(dim, i_t)), ref.numpy())
-    assert aakaar.tensor(3.0).index_select(0, aakaar.tensor([0, 0])).tolist() == [3.0, 3.0]
+    # a 0-d tensor gives a 0-d result from exactly one index (torch's rule)
+    assert aakaar.tensor(3.0).index_select(0, aakaar.tensor([0])).shape == torch.tensor(3.0).index_select(
+        0, torch.tensor([0])).shape == ()
+    with pytest.raises(RuntimeError, match="only 1 value"):
+        torch.tensor(3.0).index_select(0, torch.tensor([0, 0]))
+    with pytest.raises(RuntimeError, match="only 1 value, got 2"):
+        aakaar.tensor(3.0).index_select(0, aakaar.tensor([0, 0]))
 
 
 @given(arrays(dtype=aakaar.float64, min_dims=1, max_dims=4, min_side=1), st.data())

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import aakaar as ak
+from core_helpers import assert_same_as_torch
 
 torch = pytest.importorskip("torch")
 
@@ -75,9 +76,49 @@ def test_view_dtype_bitcasts_as_torch(src, dst):
     assert a.view(dtype=getattr(ak, dst)).shape == a.shape
 
 
-def test_view_dtype_of_another_size_says_so():
-    with pytest.raises(NotImplementedError, match="item size"):
-        ak.ones(4).view(ak.float16)
+VIEW_DTYPE = [
+    # more, smaller items: the last dim grows by the ratio of the item sizes, other strides too
+    "T.arange(6.).reshape(2, 3).view(T.int16)", "T.arange(6.).reshape(2, 3).view(T.uint8)",
+    "T.arange(6.).reshape(2, 3).view(T.bool)", "T.arange(8.).reshape(2, 4).view(T.float16)",
+    "T.arange(4, dtype=T.float64).view(T.float32)", "T.arange(8.)[2:].view(T.int16)",
+    "T.arange(12.).reshape(3, 4)[1:, :2].view(T.bfloat16)",
+    # fewer, larger items: the last dim (and the offset, and the other strides) must divide
+    "T.arange(8.).reshape(2, 4).view(T.float64)", "T.arange(12, dtype=T.int16).reshape(3, 4).view(T.int64)",
+    "T.arange(8.)[2:].view(T.float64)", "T.arange(18.).reshape(3, 6)[:, :2].view(T.float64)",
+    "T.zeros(0, 4).view(T.float64)", "T.tensor([1., 2.], requires_grad=True).view(T.int32)",
+    # torch's refusals
+    "T.arange(6.).reshape(2, 3).view(T.float64)", "T.arange(4.)[1:].view(T.float64)", "T.ones(3, 1).view(T.float64)",
+    "T.ones(2, 4).t().view(T.int16)", "T.ones(4)[::2].view(T.int16)", "T.tensor(1.).view(T.int16)",
+    "T.ones(2, 0).view(T.float64)", "T.arange(8.)[1:7].view(T.float64)",
+    # the same item size: same shape, any strides
+    "T.tensor(1.).view(T.int32)", "T.ones(4)[::2].view(T.int32)",
+]
+
+
+def _view_dtype_facts(r):
+    return r if isinstance(r, Exception) else (tuple(r.shape), tuple(r.stride()), r.storage_offset())
+
+
+@pytest.mark.parametrize("expr", VIEW_DTYPE)
+def test_view_dtype_between_item_sizes_as_torch(torch, expr):
+    got = assert_same_as_torch(torch, expr)
+    if not isinstance(got, Exception):  # the same geometry too: a view over the same bytes
+        assert _view_dtype_facts(got) == _view_dtype_facts(eval(expr, {"T": torch})), expr  # noqa: S307
+
+
+def test_view_dtype_shares_memory_and_reads_the_bytes():
+    x = ak.tensor([1.0, -2.0], dtype=ak.float32)
+    b = x.view(ak.uint8)
+    assert b.shape == (8,) and b.numpy().tobytes() == x.numpy().tobytes()
+    b[3] = 0  # the high byte of the first float (little-endian): a write through the view
+    assert x[0].item() != 1.0
+    d = ak.arange(4, dtype=ak.float64).view(ak.float32).view(ak.float64)
+    assert d.tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(RuntimeError, match=r"self.size\(-1\) must be divisible by 2 to view float32 as float64"):
+        ak.ones(3).view(ak.float64)
+
+
+def test_view_takes_a_shape_or_a_dtype():
     with pytest.raises(TypeError):
         ak.ones(4).view(2, dtype=ak.int32)
     assert ak.ones(4).view(2, 2).shape == (2, 2)

@@ -164,3 +164,19 @@ def test_typename_and_is_storage():
     assert ak.is_distributed(ak.zeros([1])) is torch.is_distributed(torch.zeros(1)) is False
     assert ak.zeros([1]).is_distributed() is torch.zeros(1).is_distributed() is False
     assert ak.is_vulkan_available() is torch.is_vulkan_available() is False
+
+
+
+@pytest.mark.parametrize("name", ["pi", "e", "inf", "nan", "newaxis"])
+def test_constants_as_torch(name):
+    ours, theirs = getattr(ak, name), getattr(torch, name)
+    assert type(ours) is type(theirs)
+    assert ours is theirs or ours == theirs or (ours != ours and theirs != theirs)
+    assert name in dir(ak)
+
+
+def test_newaxis_indexes_as_none():
+    x = ak.arange(6.0).reshape(2, 3)
+    assert x[ak.newaxis].shape == (1, 2, 3) and x[:, ak.newaxis].shape == (2, 1, 3)
+    assert ak.tensor(ak.pi).item() == pytest.approx(3.14159265)
+    assert ak.full([2], ak.inf).isinf().all()

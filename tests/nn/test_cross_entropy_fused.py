@@ -65,9 +65,9 @@ def test_values_and_gradients_match_torch(shape, reduction, dtype):
 def test_one_fused_node():
     x = ak.randn(4, 3).requires_grad_()
     loss = F.cross_entropy(x, ak.tensor([0, 2, 1, 2]))
-    assert loss.grad_fn.name() == "CrossEntropyBackward"
+    assert loss.grad_fn.name() == "CrossEntropyBackward0"
     (nxt, _), = loss.grad_fn.next_functions
-    assert nxt.name() == "AccumulateGrad"  # straight to the leaf: no log_softmax/gather/neg/mean nodes
+    assert type(nxt).__name__ == "AccumulateGrad"  # straight to the leaf: no log_softmax/gather/neg/mean nodes
     with ak.no_grad():
         assert F.cross_entropy(x, ak.tensor([0, 2, 1, 2])).grad_fn is None
     assert F.cross_entropy(x.detach(), ak.tensor([0, 2, 1, 2])).grad_fn is None

@@ -239,7 +239,7 @@ def test_cross_entropy_probability_targets_fused_extremes(reduction, dtype):
     p[2] = 0
     for kw in ({}, {"weight": rng.random(5) + 0.1, "label_smoothing": 0.3}):
         r = _run(F.cross_entropy, TF.cross_entropy, [x, p], [0], dtype, reduction, **kw)
-        assert r[0].grad_fn.name() == "CrossEntropyBackward"
+        assert r[0].grad_fn.name() == "CrossEntropyBackward0"
         _compare(*r, dtype, f"fused probs {kw}")
     e = np.zeros((0, 5))
     r = _run(F.cross_entropy, TF.cross_entropy, [e, e.copy()], [0], dtype, reduction)

@@ -91,7 +91,8 @@ def extract_graph(output, named: Mapping[str, object] | None = None) -> tuple[li
             raise ValueError(f"named tensor {label!r} is not part of the graph of the output")
         labels[found] = label
         grads[found] = _format_grad(g)
-    nodes = [{"id": i, "name": n.name(), "label": labels.get(i, ""), "seq": seq[i], "grad": grads.get(i, "")}
+    # The class name, as torch shows nodes (MulBackward0, AccumulateGrad; AccumulateGrad's name() is longer).
+    nodes = [{"id": i, "name": type(n).__name__, "label": labels.get(i, ""), "seq": seq[i], "grad": grads.get(i, "")}
              for i, n in enumerate(keep)]
     # An op that uses one input twice (x * x) has two edges to the same node, as in the engine.
     return nodes, edges
