@@ -78,6 +78,33 @@ def _attach(value: Tensor, linear: Tensor) -> Tensor:
     return value + (linear - linear.detach())
 
 
+def _with_gradient(value: Tensor, A: Tensor, name: str, grad: Any) -> Tensor:
+    """value (computed in numpy) as a function of A whose gradient is grad(A, g), computed with the
+    library's own differentiable ops (among them this module's functions): so the gradient has a
+    gradient too (create_graph=True, hessians), as in torch. The node is `name` + "Backward", as a
+    custom Function's is (torch's own: LinalgDetBackward0)."""
+    from .autograd.function import Function
+
+    def forward(ctx: Any, a: Tensor) -> Tensor:
+        ctx.save_for_backward(a)
+        return value
+
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (a,) = ctx.saved_tensors
+        return grad(a, g)
+
+    node = type(name, (Function,), {"forward": staticmethod(forward), "backward": staticmethod(backward)})
+    return node.apply(A)
+
+
+def _inverse_or_pinv(A: Tensor) -> Tensor:
+    """A^-1, or its pseudo-inverse where A is singular (the gradients' convention below)."""
+    try:
+        return inv(A)
+    except RuntimeError:
+        return pinv(A)
+
+
 def _mT(t: Tensor) -> Tensor:
     return t.transpose(-2, -1)
 
@@ -295,8 +322,8 @@ def det(A: Tensor) -> Tensor:
     value = _back(np.linalg.det(a), A)
     if not _tracking(A):
         return value
-    inv_t = _back(np.linalg.pinv(a), A).transpose(-2, -1)
-    return _attach(value, value.detach() * (inv_t * A).sum((-2, -1)))
+    return _with_gradient(value, A, "LinalgDet",
+                          lambda a, g: (g * det(a)).unsqueeze(-1).unsqueeze(-1) * _mT(_inverse_or_pinv(a)))
 
 
 class SlogdetResult(NamedTuple):
@@ -311,8 +338,8 @@ def slogdet(A: Tensor) -> SlogdetResult:
     sign, logabs = np.linalg.slogdet(a)
     s, la = _back(sign, A), _back(logabs, A)
     if _tracking(A):
-        inv_t = _back(np.linalg.pinv(a), A).transpose(-2, -1)
-        la = _attach(la, (inv_t * A).sum((-2, -1)))
+        la = _with_gradient(la, A, "LinalgSlogdet",
+                            lambda a, g: g.unsqueeze(-1).unsqueeze(-1) * _mT(_inverse_or_pinv(a)))
     return SlogdetResult(s, la)
 
 
@@ -333,8 +360,12 @@ def inv(A: Tensor) -> Tensor:
     value = _back(x, A)
     if not _tracking(A):
         return value
-    X = value.detach()
-    return _attach(value, -(X.matmul(A).matmul(X)))
+
+    def grad(a: Tensor, g: Tensor) -> Tensor:
+        x_t = _mT(inv(a))
+        return -(x_t.matmul(g).matmul(x_t))
+
+    return _with_gradient(value, A, "LinalgInvEx", grad)
 
 
 class InvExResult(NamedTuple):

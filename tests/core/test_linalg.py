@@ -270,3 +270,22 @@ def test_bad_input():
         LA.vector_norm(aakaar.tensor([1, 2]))
     with pytest.raises(RuntimeError):
         TL.vector_norm(torch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("name", ["det", "inv", "slogdet", "logdet"])
+def test_second_derivatives_as_torch(name):
+    """The gradient of det, inv, slogdet and logdet has a gradient (create_graph=True), as torch's."""
+    x = rnd(2, 3, 3, seed=21) + 3 * np.eye(3)
+    fns = {"det": (LA.det, TL.det), "inv": (LA.inv, TL.inv),
+           "slogdet": (lambda v: LA.slogdet(v).logabsdet, lambda v: TL.slogdet(v).logabsdet),
+           "logdet": (aakaar.logdet, torch.logdet)}
+    results = []
+    for lib, fn in zip((aakaar, torch), fns[name]):
+        a = lib.tensor(x).requires_grad_()
+        (g,) = lib.autograd.grad(fn(a).sum(), a, create_graph=True)
+        (h,) = lib.autograd.grad((g * g).sum(), a)
+        results.append((g.detach().numpy(), h.numpy()))
+    (ga, ha), (gt, ht) = results
+    np.testing.assert_allclose(ga, gt, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(ha, ht, rtol=1e-8, atol=1e-10)
+    assert type(aakaar.linalg.det(aakaar.tensor(x).requires_grad_()).grad_fn).__name__ == "LinalgDetBackward"
