@@ -42,6 +42,19 @@ def _float_of(t: Tensor) -> Tensor:
     return t if _is_float(t) else t.to(_C._get_default_dtype())
 
 
+def _promoted(input: Any, other: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
+    """input and other (tensors or numbers) as tensors of torch's result dtype for the pair (a 0-d
+    tensor or a number joins by category only); with ``floating``, an integral result dtype becomes
+    the default floating dtype, as torch's float ops (xlogy, logaddexp2, ldexp) compute."""
+    dt = _C.result_type(input, other)
+    if floating and not dt.is_floating_point:
+        dt = _C._get_default_dtype()
+    device = (input if isinstance(input, Tensor) else other).device
+    from .creation import tensor
+    return tuple(v.to(dt) if isinstance(v, Tensor) else tensor(v, dtype=dt, device=device)  # type: ignore[return-value]
+                 for v in (input, other))
+
+
 def _check_tensor(x: Any, fn: str, name: str = "input") -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -204,13 +217,14 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (a floating result)."""
-    two = _C.full([], 2.0, dtype=input.dtype if _is_float(input) else _C._get_default_dtype(), device=input.device)
-    return _float_of(input) * two.pow(other)
+    x, _ = _promoted(input, other, floating=True)
+    two = _C.full([], 2.0, dtype=x.dtype, device=x.device)
+    return x * two.pow(other)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2 ** input + 2 ** other)``, computed stably: max + log2(1 + 2 ** -|input - other|)."""
-    a, b = _float_of(input), _float_of(other)
+    a, b = _promoted(input, other, floating=True)
     m = a.maximum(b)
     d = (a - b).abs()
     out = m + (-d).exp2().log1p() * (1.0 / math.log(2.0))
@@ -228,14 +242,7 @@ def logit(input: Tensor, eps: Any = None) -> Tensor:
 
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN), as torch.xlogy."""
-    if not isinstance(input, Tensor):
-        input = _as_tensor(input, other)
-    if not isinstance(other, Tensor):
-        other = _as_tensor(other, input)
-    x, y = _float_of(input), _float_of(other)
-    if x.dtype != y.dtype:
-        dt = _C.promote_types(x.dtype, y.dtype)
-        x, y = x.to(dt), y.to(dt)
+    x, y = _promoted(input, other, floating=True)
     # x * log(y) is already 0 where x == 0 and log(y) is finite; the mask covers only the points where
     # that product is NaN (log(y) infinite or NaN for y <= 0), so the x-gradient stays log(y) as torch's.
     out = x * y.log()
@@ -249,6 +256,21 @@ def sinc(input: Tensor) -> Tensor:
     zero = x == 0
     px = _C.where(zero, x * 0 + 1, x) * math.pi
     return _C.where(zero, x * 0 + 1, px.sin() / px)
+
+
+_NO_ARG = object()
+
+
+def where(condition: Tensor, input: Any = _NO_ARG, other: Any = _NO_ARG) -> Any:
+    """``input`` where ``condition`` holds, else ``other`` (either may be a number); with the
+    condition alone, its nonzero indices as a tuple (``nonzero(as_tuple=True)``), as torch.where."""
+    if input is _NO_ARG and other is _NO_ARG:
+        return condition.nonzero(as_tuple=True)
+    if input is _NO_ARG or other is _NO_ARG:
+        raise TypeError("where() takes a condition alone, or a condition, input and other")
+    if isinstance(condition, Tensor) and condition.dtype == _C.dtype.uint8:
+        condition = condition.to(_BOOL)  # torch still takes a uint8 condition (deprecated there)
+    return _C.where(condition, input, other)
 
 
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
@@ -282,11 +304,11 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
 
 def gcd(input: Tensor, other: Tensor) -> Tensor:
     """Greatest common divisor of integer tensors (non-negative; gcd(0, 0) = 0)."""
-    for t in (input, other):
-        if _is_float(t) or t.dtype == _BOOL:
-            raise NotImplementedError(f'"gcd_cpu" not implemented for \'{_torch_name(t.dtype)}\'')
-    a, b = input.abs(), other.abs()
-    a, b = a + b * 0, b + a * 0  # broadcast, and promote to one dtype
+    a, b = _promoted(input, other)  # both in the pair's result dtype first (uint8 wraps a negative 0-d int)
+    if _is_float(a) or a.dtype == _BOOL:
+        raise NotImplementedError(f'"gcd_cpu" not implemented for \'{_torch_name(a.dtype)}\'')
+    a, b = a.abs(), b.abs()
+    a, b = a + b * 0, b + a * 0  # broadcast
     while bool((b != 0).any()):
         nz = b != 0
         r = a.remainder(_C.where(nz, b, b * 0 + 1))
@@ -753,7 +775,7 @@ __all__ = [
     *ALIASES.keys(), "subtract", "positive", "concat", "concatenate", "clamp_min", "clamp_max",
     "is_floating_point", "is_complex", "is_nonzero", "isreal", "is_same_size", "signbit", "addcmul", "addcdiv",
     "deg2rad", "rad2deg", "float_power", "ldexp", "logaddexp2", "logit", "xlogy", "sinc", "heaviside",
-    "nextafter", "frexp", "gcd", "lcm", "diff", "trapezoid", "trapz", "cumulative_trapezoid", "dist", "renorm",
+    "nextafter", "frexp", "gcd", "lcm", "where", "diff", "trapezoid", "trapz", "cumulative_trapezoid", "dist", "renorm",
     "cov", "corrcoef", "quantile", "nanquantile", "diagflat", "logspace", "vander", "unravel_index",
     "combinations", "index_reduce", "put", "chain_matmul", "normal", "multinomial", "poisson",
     "cosine_similarity", "pairwise_distance", "pdist", "fill", "set_default_dtype",

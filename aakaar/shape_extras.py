@@ -30,6 +30,10 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
                            f"same number of dims as destination ({dst} dims)")
     n = input.ndim
+    if n == 0:  # a 0-d tensor's only dims are 0 and -1 (torch's rule), and moving them changes nothing
+        for d in src + dst:
+            _wrap(d, 1)
+        return input.view(())
     src = [_wrap(d, n) for d in src]
     dst = [_wrap(d, n) for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
@@ -128,6 +132,8 @@ def column_stack(tensors: Sequence[Tensor]) -> Tensor:
 
 def tensor_split(input: Tensor, indices_or_sections: Any, dim: int = 0) -> tuple:
     """Splits into ``n`` near-equal parts (the first ``size % n`` one longer) or at the given indices."""
+    if input.ndim == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
     d = _wrap(dim, input.ndim)
     size = input.shape[d]
     ios = indices_or_sections

@@ -87,6 +87,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     d = _wrap(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if size == 0:
+        raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     values, indices = _C._topk(input, k, d, False)  # the k smallest: a partial sort
@@ -604,8 +606,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     nz = _native_nonzero(input)
     if not as_tuple:
         return nz
-    if input.ndim == 0:
-        return (nz.reshape(-1),)
+    if input.ndim == 0:  # one index (0) per nonzero element, as torch: (tensor([0]),) or (tensor([]),)
+        return (_C.zeros([nz.shape[0]], dtype=nz.dtype)._to_device(input.device),)
     return tuple(nz.select(1, k) for k in range(input.ndim))
 
 

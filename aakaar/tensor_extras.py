@@ -253,7 +253,10 @@ class _IGamma(Function):
         dt = _C.promote_types(a.dtype, x.dtype)
         ctx.save_for_backward(a, x)
         ctx.upper = upper
-        value = _igamma_np(_host(a), _host(x), upper)
+        # numpy has no bfloat16: the host computes in float64 whatever the dtype, then rounds once.
+        ha, hx = (_host(t.double()) for t in (a, x))
+        value = _igamma_np(ha, hx, upper)
+        value = np.where(np.isinf(ha) & np.isinf(hx), np.nan, value)  # inf against inf: NaN, as torch
         return _from_host(value, dt, x.device)
 
     @staticmethod
@@ -270,9 +273,11 @@ def _igamma_args(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:
     for name, v in (("input", input), ("other", other)):
         if not isinstance(v, Tensor):
             raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(v).__name__}")
-        if not v.dtype.is_floating_point:
-            raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{v.dtype.name}'")
-    return input, other
+    # torch promotes the pair (a 0-d tensor by category) and computes in a floating result dtype only.
+    dt = _C.result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{dt.name}'")
+    return input.to(dt), other.to(dt)
 
 
 def igamma(input: Tensor, other: Tensor) -> Tensor:
