@@ -217,9 +217,8 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (a floating result)."""
-    x, _ = _promoted(input, other, floating=True)
-    two = _C.full([], 2.0, dtype=x.dtype, device=x.device)
-    return x * two.pow(other)
+    x, e = _promoted(input, other, floating=True)  # both in the pair's (floating) result dtype, as torch
+    return x * e.__rpow__(2.0)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:

@@ -231,7 +231,8 @@ def _igamma_np(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
         out[~bad & (a == 0)] = upper_val                  # a = 0 (x > 0): P = 1
         out[~bad & (x == 0) & (a > 0)] = lower_val        # x = 0: P = 0
         out[~bad & np.isinf(a) & (a > 0) & ~np.isinf(x)] = lower_val
-        out[~bad & np.isinf(x) & (a > 0)] = upper_val
+        out[~bad & np.isinf(x) & (a > 0) & ~np.isinf(a)] = upper_val  # inf against inf stays NaN
+        out[np.isnan(a) & (x == 0)] = lower_val           # torch tests x = 0 before a NaN a
         rest = ~bad & (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
         series = rest & ((x <= 1) | (x <= a))
         frac = rest & ~series
@@ -256,7 +257,6 @@ class _IGamma(Function):
         # numpy has no bfloat16: the host computes in float64 whatever the dtype, then rounds once.
         ha, hx = (_host(t.double()) for t in (a, x))
         value = _igamma_np(ha, hx, upper)
-        value = np.where(np.isinf(ha) & np.isinf(hx), np.nan, value)  # inf against inf: NaN, as torch
         return _from_host(value, dt, x.device)
 
     @staticmethod
