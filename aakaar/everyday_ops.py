@@ -161,8 +161,24 @@ def signbit(input: Tensor) -> Tensor:
 
 # ---- elementwise composites ------------------------------------------------------------------------
 
+def _integral_value(value: Any, *ts: Tensor) -> Any:
+    """torch takes addcmul's value in the integer result's type: 1.5 counts as 1 for int64 tensors."""
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = _C.promote_types(dt, t.dtype)
+    if dt.is_floating_point or dt == _BOOL or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    from ._dtype_info import iinfo
+    info = iinfo(dt)
+    # torch's range check: a float must fit the type; an int may wrap below (-1 into uint8) but not above
+    if value > info.max or (isinstance(value, float) and value < info.min):
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    return int(value)
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
+    value = _integral_value(value, input, tensor1, tensor2)
     prod = tensor1 * tensor2
     return input + (prod * value if value != 1 else prod)
 
@@ -178,6 +194,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 def _addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """In-place addcmul: self += value * tensor1 * tensor2; returns self."""
+    value = _integral_value(value, self, tensor1, tensor2)
     prod = tensor1 * tensor2
     return self.add_(prod * value if value != 1 else prod)
 
@@ -223,7 +240,9 @@ def ldexp(input: Tensor, other: Tensor) -> Tensor:
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2 ** input + 2 ** other)``, computed stably: max + log2(1 + 2 ** -|input - other|)."""
-    a, b = _promoted(input, other, floating=True)
+    if not _C.result_type(input, other).is_floating_point:
+        raise NotImplementedError(f'"logaddexp2_cpu" not implemented for \'{_torch_name(_C.result_type(input, other))}\'')
+    a, b = _promoted(input, other)
     m = a.maximum(b)
     d = (a - b).abs()
     out = m + (-d).exp2().log1p() * (1.0 / math.log(2.0))
@@ -284,9 +303,10 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
     """The next floating value after ``input`` towards ``other``. Computed by numpy on the host
     (a bit-level operation; the result is copied back to ``input``'s device); no gradient."""
-    if input.dtype != other.dtype or not _is_float(input):
-        raise RuntimeError(f"nextafter: expected two floating tensors of one dtype, got {input.dtype.name} and "
-                           f"{other.dtype.name}")
+    _check_tensor(other, "nextafter", "other")
+    input, other = _promoted(input, other)  # the pair's result dtype, as torch (a 0-d tensor by category)
+    if not _is_float(input) or input.dtype == _C.dtype.bfloat16:
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_torch_name(input.dtype)}\'')
     a, b = np.broadcast_arrays(input.detach().cpu().numpy(), other.detach().cpu().numpy())
     return _C.from_numpy(np.array(np.nextafter(a, b), order="C"))._to_device(input.device)
 

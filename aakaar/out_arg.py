@@ -43,12 +43,9 @@ IN_OUT_DTYPE = "sum prod nansum cumsum cumprod".split()  # computed in out's dty
 CLAMP = "clamp clip".split()
 TUPLE_OUT = "sort topk kthvalue mode cummax cummin aminmax frexp median nanmedian".split()
 
-_TORCH_NAMES = {"bool": "Bool", "uint8": "Byte", "int8": "Char", "int16": "Short", "int32": "Int", "int64": "Long",
-                "float16": "Half", "bfloat16": "BFloat16", "float32": "Float", "float64": "Double"}
-
-
 def _tname(dt: Any) -> str:
-    return _TORCH_NAMES.get(dt.name, dt.name)
+    from .everyday_ops import _torch_name
+    return _torch_name(dt)
 
 
 def _write(result: Tensor, out: Any, name: str, rule: str) -> Tensor:

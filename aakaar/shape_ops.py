@@ -99,6 +99,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
 
 
 def _median_at(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, result: type, fn: str) -> Any:
+    if input.dtype == _C.dtype.bool:
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'Bool\'')
+    if dim is None and input.numel() == 0 and input.dtype.is_floating_point:
+        return _C.full([], float("nan"), dtype=input.dtype)._to_device(input.device)  # torch's empty median
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _wrap(dim, input.ndim)
     if x.ndim == 0:

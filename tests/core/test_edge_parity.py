@@ -209,3 +209,48 @@ def test_number_first_where_torch_wants_a_tensor(op):
     args = (2.0,) if op == "exp" else (2.0, ak.ones(2))
     targs = (2.0,) if op == "exp" else (2.0, torch.ones(2))
     _raises_like(lambda: getattr(ak, op)(*args), lambda: getattr(torch, op)(*targs))
+
+
+@pytest.mark.parametrize("fn", ["median", "nanmedian"])
+@pytest.mark.parametrize("dtype,shape", [("float32", (0,)), ("float64", (2, 0)), ("bool", (3,)), ("bool", ())])
+def test_median_of_empty_and_bool_tensors(fn, dtype, shape):
+    a, t = _pair(dtype, shape)
+    try:
+        want = getattr(torch, fn)(t)
+    except Exception:  # noqa: BLE001
+        _raises_like(lambda: getattr(ak, fn)(a), lambda: getattr(torch, fn)(t))
+        return
+    _same(getattr(ak, fn)(a), want)
+
+
+@pytest.mark.parametrize("da", ["bool", "uint8", "int64", "float16", "float32", "float64"])
+@pytest.mark.parametrize("db", ["int64", "float32", "float64"])
+@pytest.mark.parametrize("b_shape", [(3, 4), ()])
+def test_nextafter_and_logaddexp2_dtypes(da, db, b_shape):
+    a, t = _pair(da, (3, 4))
+    b, u = _pair(db, b_shape)
+    for op in ("nextafter", "logaddexp2"):
+        try:
+            want = getattr(torch, op)(t, u)
+        except Exception:  # noqa: BLE001
+            _raises_like(lambda: getattr(ak, op)(a, b), lambda: getattr(torch, op)(t, u))
+            continue
+        _same(getattr(ak, op)(a, b), want)
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int64", "float32"])
+@pytest.mark.parametrize("value", [1, 2, 1.5, -0.5, True])
+def test_addcmul_value_in_the_result_type(dtype, value):
+    a, t = _pair(dtype, (3, 4))
+    b, u = _pair(dtype, (4,))
+    try:
+        want = torch.addcmul(t, u, u, value=value)
+    except RuntimeError:  # a value out of the integer type's range
+        _raises_like(lambda: ak.addcmul(a, b, b, value=value), lambda: torch.addcmul(t, u, u, value=value))
+        return
+    _same(ak.addcmul(a, b, b, value=value), want)
+    _same(a.clone().addcmul_(b, b, value=value), t.clone().addcmul_(u, u, value=value))
+
+
+def test_unflatten_of_a_0d_tensor():
+    _raises_like(lambda: ak.tensor(1.0).unflatten(0, (1,)), lambda: torch.tensor(1.0).unflatten(0, (1,)))
