@@ -40,6 +40,8 @@ double variance_correction(py::handle unbiased, py::handle correction, const cha
 }
 
 TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
+  if (!py::isinstance<Tensor>(other))
+    if (auto s = as_scalar(other)) ops::check_scalar_operand(op, a->dtype, *s);
   if (is_reduced_float(a->dtype) && !py::isinstance<Tensor>(other))
     if (auto s = as_scalar(other); s && s->kind == Scalar::Kind::Float) {
       // float16 *= 0.1: the number joins the float32 computation unrounded, as out of place.

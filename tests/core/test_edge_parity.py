@@ -254,3 +254,15 @@ def test_addcmul_value_in_the_result_type(dtype, value):
 
 def test_unflatten_of_a_0d_tensor():
     _raises_like(lambda: ak.tensor(1.0).unflatten(0, (1,)), lambda: torch.tensor(1.0).unflatten(0, (1,)))
+
+
+@pytest.mark.parametrize("dtype", ["uint8", "int32", "int64", "float32"])
+@pytest.mark.parametrize("op,number", [("pow_", -3), ("pow_", 2), ("sub_", True), ("sub_", 1), ("add_", True)])
+def test_in_place_with_a_number_refuses_as_out_of_place(dtype, op, number):
+    a, t = _pair(dtype, (3, 4))
+    try:
+        want = getattr(t.clone(), op)(number)
+    except Exception:  # noqa: BLE001
+        _raises_like(lambda: getattr(a.clone(), op)(number), lambda: getattr(t.clone(), op)(number))
+        return
+    _same(getattr(a.clone(), op)(number), want)
