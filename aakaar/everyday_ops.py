@@ -307,6 +307,7 @@ def nextafter(input: Tensor, other: Tensor) -> Tensor:
     input, other = _promoted(input, other)  # the pair's result dtype, as torch (a 0-d tensor by category)
     if not _is_float(input) or input.dtype == _C.dtype.bfloat16:
         raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_torch_name(input.dtype)}\'')
+    _C.broadcast_shapes(input.shape, other.shape)  # torch's error (a RuntimeError) for shapes that do not broadcast
     a, b = np.broadcast_arrays(input.detach().cpu().numpy(), other.detach().cpu().numpy())
     return _C.from_numpy(np.array(np.nextafter(a, b), order="C"))._to_device(input.device)
 
@@ -439,7 +440,8 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     others = [d for d in range(input.ndim) if d != dim]
     norms = vector_norm(input, p, dim=others, keepdim=True) if others else input.abs()
     # torch: factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1 (not differentiated through the mask)
-    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), norms * 0 + 1)
+    # (1.0, not norms * 0 + 1: a NaN norm leaves its slice as it is, as torch)
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
     return input * factor
 
 
@@ -447,8 +449,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """Covariance of the rows (variables) of a 1-D or 2-D ``input`` over its columns (observations)."""
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype == _BOOL:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = _float_of(input)
     x = x.reshape(1, -1) if x.ndim < 2 else x
     n = x.shape[1]

@@ -353,6 +353,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     else:
         s = seq.unsqueeze(-2)  # (..., 1, N) against values (..., M, 1)
         below = (s <= values.unsqueeze(-1)) if right else (s < values.unsqueeze(-1))
+    if values.dtype.is_floating_point:
+        below = below | values.isnan().unsqueeze(-1)  # a NaN value goes after every boundary, as torch's search
     out = below.sum(-1)
     return out.to(_C.dtype.int64) if not out_int32 else out
 

@@ -80,6 +80,8 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> topk_result:
     """The ``k`` largest (or smallest) elements along ``dim``, with their indices (NaN is largest)."""
+    if input.dtype == _C.dtype.bool:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     return topk_result(*_C._topk(input, k, dim, bool(largest)))
 
 
@@ -87,6 +89,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     d = _wrap(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if input.dtype == _C.dtype.bool:
+        raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     if size == 0:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:

@@ -274,6 +274,7 @@ def _igamma_args(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:
         if not isinstance(v, Tensor):
             raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(v).__name__}")
     # torch promotes the pair (a 0-d tensor by category) and computes in a floating result dtype only.
+    _C.broadcast_shapes(input.shape, other.shape)  # torch's error (a RuntimeError) for shapes that do not broadcast
     dt = _C.result_type(input, other)
     if not dt.is_floating_point:
         raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{dt.name}'")

@@ -174,6 +174,11 @@ std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool ke
 }
 
 TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  // PyTorch's refusals and their classes: bool input, and a whole-tensor argmax of nothing.
+  const char* name = is_max ? "argmax" : "argmin";
+  AK_CHECK(t->dtype != DType::Bool, RuntimeError, name, "(): does not support bool input");
+  AK_CHECK(dim || t->numel() > 0, IndexError, name,
+           "(): Expected reduction dim to be specified for input.numel() == 0.");
   if (!dim) {
     TensorPtr idx = max_dim(reshape(t, {-1}), 0, false, is_max).second;
     return keepdim ? reshape(idx, Shape(t->ndim(), 1)) : idx;

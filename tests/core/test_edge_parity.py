@@ -266,3 +266,46 @@ def test_in_place_with_a_number_refuses_as_out_of_place(dtype, op, number):
         _raises_like(lambda: getattr(a.clone(), op)(number), lambda: getattr(t.clone(), op)(number))
         return
     _same(getattr(a.clone(), op)(number), want)
+
+
+@pytest.mark.parametrize("op", ["argmax", "argmin"])
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "float32"])
+@pytest.mark.parametrize("shape,dim", [((3, 4), None), ((3, 4), 1), ((0,), None), ((0,), 0), ((2, 0), 0), ((), None)])
+def test_argmax_argmin_refusals_as_torch(op, dtype, shape, dim):
+    a, t = _pair(dtype, shape)
+    try:
+        want = getattr(torch, op)(t, dim)
+    except Exception:  # noqa: BLE001
+        _raises_like(lambda: getattr(ak, op)(a, dim), lambda: getattr(torch, op)(t, dim))
+        return
+    _same(getattr(ak, op)(a, dim), want)
+
+
+@pytest.mark.parametrize("call", [lambda m, x: m.topk(x, 1), lambda m, x: m.kthvalue(x, 1)])
+def test_topk_kthvalue_refuse_bool(call):
+    a, t = _pair("bool", (3, 4))
+    _raises_like(lambda: call(ak, a), lambda: call(torch, t))
+
+
+@pytest.mark.parametrize("right", [False, True])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int64"])
+def test_searchsorted_and_bucketize_place_nan_last(right, dtype):
+    a, t = _pair(dtype, (3, 4))
+    bounds = [-1.0, 0.0, 1.0, 2.0]
+    _same(ak.searchsorted(ak.tensor(bounds), a, right=right), torch.searchsorted(torch.tensor(bounds), t, right=right))
+    _same(ak.bucketize(a, ak.tensor(bounds), right=right), torch.bucketize(t, torch.tensor(bounds), right=right))
+
+
+@pytest.mark.parametrize("p,dim,maxnorm", [(2, 0, 1.0), (1, 1, 2.0), (3, 0, 100.0)])
+def test_renorm_leaves_nan_slices_alone(p, dim, maxnorm):
+    a, t = _pair("float32", (3, 4))
+    _same(ak.renorm(a, p, dim, maxnorm), torch.renorm(t, p, dim, maxnorm))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m, x: m.cov(x.reshape(2, 2, 3)), lambda m, x: m.corrcoef(x.reshape(2, 2, 3)), lambda m, x: m.cov(x > 0),
+    lambda m, x: m.nextafter(x.reshape(3, 4), x[:3]), lambda m, x: m.igamma(x.reshape(3, 4), x[:3]),
+])
+def test_refusal_classes_as_torch(call):
+    a, t = _pair("float32", (12,))
+    _raises_like(lambda: call(ak, a), lambda: call(torch, t))
