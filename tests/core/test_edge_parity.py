@@ -309,3 +309,17 @@ def test_renorm_leaves_nan_slices_alone(p, dim, maxnorm):
 def test_refusal_classes_as_torch(call):
     a, t = _pair("float32", (12,))
     _raises_like(lambda: call(ak, a), lambda: call(torch, t))
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.arange(m.tensor(3)), lambda m: m.arange(m.tensor(1), m.tensor(4.0)),
+    lambda m: m.arange(0, 2, m.tensor(0.5)), lambda m: m.full((2,), m.tensor(2.5)), lambda m: m.full((2,), m.tensor(3)),
+    lambda m: m.arange(m.tensor([3])), lambda m: m.full((2,), m.tensor([2.5])),
+])
+def test_a_0d_tensor_where_a_number_is_asked(call):
+    try:
+        want = call(torch)
+    except Exception:  # noqa: BLE001
+        _raises_like(lambda: call(ak), lambda: call(torch))
+        return
+    _same(call(ak), want)
