@@ -80,8 +80,6 @@ def msort(input: Tensor) -> Tensor:
 
 def topk(input: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True) -> topk_result:
     """The ``k`` largest (or smallest) elements along ``dim``, with their indices (NaN is largest)."""
-    if input.dtype == _C.dtype.bool:
-        raise RuntimeError("topk does not support bool dtypes on CPU")
     return topk_result(*_C._topk(input, k, dim, bool(largest)))
 
 
