@@ -11,28 +11,7 @@ import torch
 
 import aakaar as ak
 
-VALUES = [[-2.5, 1.0, 0.5, 0.0], [3.75, -1.0, 2.0, -0.25], [1.5, 4.0, -3.0, 0.75]]
-
-
-def _pair(dtype="float32", values=VALUES):
-    return ak.tensor(values, dtype=getattr(ak, dtype)), torch.tensor(values, dtype=getattr(torch, dtype))
-
-
-def _same(a, t):
-    assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-    assert tuple(a.shape) == tuple(t.shape)
-    x, y = a.double().tolist() if a.ndim else [a.double().item()], t.double().tolist() if t.ndim else [t.double().item()]
-    flat = lambda v: [u for row in v for u in flat(row)] if isinstance(v, list) else [v]  # noqa: E731
-    for u, v in zip(flat(x), flat(y)):
-        assert (math.isnan(u) and math.isnan(v)) or u == pytest.approx(v, rel=1e-5, abs=1e-6), (x, y)
-
-
-def _outcome(fn):
-    try:
-        return fn(), None
-    except Exception as e:  # noqa: BLE001
-        return None, e
-
+from torch_parity_helpers import pair, raises_like, same
 
 CALLS = {
     "exp": lambda m, x, y, o: m.exp(x, out=o),
@@ -62,43 +41,41 @@ CALLS = {
 @pytest.mark.parametrize("out_dtype", ["float32", "float64", "int64", "bool"])
 @pytest.mark.parametrize("out_shape", [(0,), (3, 4), (7,)])
 def test_out_writes_resizes_and_checks_dtype_as_torch(call, out_dtype, out_shape):
-    (a, b), (t, u) = zip(_pair(), _pair(values=[[v + 1 for v in row] for row in VALUES]))
+    a, t = pair("float32", (3, 4))
+    b, u = a * 0.5 + 1, t * 0.5 + 1
     ak_out = ak.zeros(out_shape, dtype=getattr(ak, out_dtype))
     torch_out = torch.zeros(out_shape, dtype=getattr(torch, out_dtype))
-    got, err = _outcome(lambda: CALLS[call](ak, a, b, ak_out))
-    want, terr = _outcome(lambda: CALLS[call](torch, t, u, torch_out))
-    if terr is not None:
-        assert err is not None, f"torch raised {terr!r}, aakaar returned"
-        torch_class = next(c for c in (IndexError, TypeError, ValueError, RuntimeError) if isinstance(terr, c))
-        assert isinstance(err, torch_class), f"torch {terr!r}, aakaar {err!r}"
+    try:
+        want = CALLS[call](torch, t, u, torch_out)
+    except Exception:  # noqa: BLE001
+        raises_like(lambda: CALLS[call](ak, a, b, ak_out), lambda: CALLS[call](torch, t, u, torch_out))
         return
-    assert err is None, f"aakaar raised {err!r}, torch returned"
+    got = CALLS[call](ak, a, b, ak_out)
     assert got is ak_out and want is torch_out
-    _same(ak_out, torch_out)
+    same(ak_out, torch_out)
 
 
 @pytest.mark.parametrize("name,args", [("max", (1,)), ("min", (0, True)), ("sort", (1,)), ("topk", (2,)),
                                        ("cummax", (1,)), ("kthvalue", (2, 0))])
 def test_out_tuple_of_values_and_indices(name, args):
-    a, t = _pair()
+    a, t = pair("float32", (3, 4))
     outs_ak = (ak.empty(0), ak.empty(0, dtype=ak.int64))
     outs_t = (torch.empty(0), torch.empty(0, dtype=torch.int64))
     r_ak = getattr(ak, name)(a, *args, out=outs_ak)
     r_t = getattr(torch, name)(t, *args, out=outs_t)
     assert r_ak[0] is outs_ak[0] and r_ak[1] is outs_ak[1]
-    _same(outs_ak[0], r_t[0])
-    _same(outs_ak[1], r_t[1])
+    same(list(outs_ak), list(r_t))
 
 
 def test_out_aliasing_an_input_and_non_contiguous_out():
-    a, t = _pair()
+    a, t = pair("float32", (3, 4))
     ak.add(a, 1, out=a)
     torch.add(t, 1, out=t)
-    _same(a, t)
+    same(a, t)
     oa, ot = ak.zeros(4, 3).mT, torch.zeros(4, 3).mT
     ak.mul(a, 2, out=oa)
     torch.mul(t, 2, out=ot)
-    _same(oa, ot)
+    same(oa, ot)
 
 
 def test_out_refuses_arguments_that_require_grad():
