@@ -493,7 +493,9 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!is_predicate(op), TypeError, "a predicate (isnan, isinf, ...) has no in-place form");
   if (op > UnaryOp::Erf && unary_math_precheck(op, t)) return;  // nan_to_num_ of integers: nothing to change
-  if (is_reduced_float(t->dtype) && op != UnaryOp::LogicalNot) return copy_(t, unary(op, t, p));
+  // logical_not_ of a non-bool tensor writes 1s and 0s in its own dtype, as PyTorch's does.
+  if (op == UnaryOp::LogicalNot && t->dtype != DType::Bool) return copy_(t, unary(op, t, p));
+  if (is_reduced_float(t->dtype)) return copy_(t, unary(op, t, p));
   if (autograd::inplace_needs_history(t, {}))
     return autograd::inplace_with_history(t, "unary op", [&] { return unary(op, clone(t), p); });
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
@@ -502,8 +504,6 @@ void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!(fractional_clamp(op, p) && !is_floating(t->dtype)),
            TypeError, "clamp_: a fractional, infinite or NaN bound (", p.has_a ? p.a : p.b, ") gives a float result, "
            "which can't be cast to the ", dtype_name(t->dtype), " tensor written in place");
-  AK_CHECK(op != UnaryOp::LogicalNot || t->dtype == DType::Bool, TypeError,
-           "logical_not_ needs a bool tensor, got ", dtype_name(t->dtype));
   check_no_internal_overlap(t, "in-place unary op");
   backend(t->device()).unary(op, *t, *t, p);
   t->storage->bump_version();

@@ -290,3 +290,11 @@ def test_prod_reduces_one_dim_only(dim):
         raises_like(lambda: a.prod(dim), lambda: t.prod(dim))
         return
     same(ak.prod(a, dim), want)
+
+
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float16", "float32"])
+@pytest.mark.parametrize("shape", [(), (3, 4), (0,)])
+def test_logical_not_in_place_keeps_the_dtype(dtype, shape):
+    a, t = pair(dtype, shape)
+    same(a.logical_not_(), t.logical_not_())
+    same(a, t)
