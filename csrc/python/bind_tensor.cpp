@@ -533,9 +533,6 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
       .def("mean", [](const TensorPtr& t, py::object dim, bool keepdim) { return ops::mean(t, to_dims(dim), keepdim); },
            py::arg("dim") = py::none(), py::arg("keepdim") = false, "Mean over dim (None for all); floating-point tensors only.")
       .def("prod", [](const TensorPtr& t, py::object dim, bool keepdim) {
-        // torch's prod reduces one dim or all of them: a tuple of dims is a TypeError there
-        if (!dim.is_none() && !PyLong_Check(dim.ptr()) && !hasattr(dim, "__index__"))
-          throw TypeError(str("prod(): argument 'dim' must be int, not ", std::string(py::str(dim.get_type().attr("__name__")))));
         return ops::reduce(ReduceOp::Prod, t, to_dims(dim), keepdim);
       }, py::arg("dim") = py::none(), py::arg("keepdim") = false, "Product over dim (None for all); ints multiply in int64.")
       .def("all", [](const TensorPtr& t, py::object dim, bool keepdim) {

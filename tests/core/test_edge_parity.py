@@ -280,18 +280,6 @@ def test_a_0d_tensor_where_a_number_is_asked(call):
     same(call(ak), want)
 
 
-@pytest.mark.parametrize("dim", [(0, 1), [0], (), 1, -1])
-def test_prod_reduces_one_dim_only(dim):
-    a, t = pair("float32", (3, 4))
-    try:
-        want = torch.prod(t, dim)
-    except TypeError:
-        raises_like(lambda: ak.prod(a, dim), lambda: torch.prod(t, dim))
-        raises_like(lambda: a.prod(dim), lambda: t.prod(dim))
-        return
-    same(ak.prod(a, dim), want)
-
-
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float16", "float32"])
 @pytest.mark.parametrize("shape", [(), (3, 4), (0,)])
 def test_logical_not_in_place_keeps_the_dtype(dtype, shape):
