@@ -119,7 +119,11 @@ def matrix_rank(input: Tensor, tol: Any = None, symmetric: bool = False) -> Tens
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     """``other - alpha * input``."""
-    return -(input * alpha) + other if alpha != 1 else -input + other
+    # other - alpha * input in one subtraction: negating first would wrap unsigned inputs (uint8) and
+    # skip torch's refusal of bool subtraction.
+    if isinstance(other, Tensor):
+        return other.sub(input, alpha=alpha)
+    return (input * alpha if alpha != 1 else input).__rsub__(other)
 
 
 def scalar_tensor(s: Any, *, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
@@ -249,3 +253,8 @@ from .amp.autocast_mode import (autocast, clear_autocast_cache, get_autocast_cpu
 from .amp import autocast_lists as _autocast_lists  # noqa: E402
 
 _autocast_lists.install()
+
+# torch's out= on the top-level functions; last, so it wraps each function's final form.
+from . import out_arg as _out_arg  # noqa: E402
+
+_out_arg.install(globals())

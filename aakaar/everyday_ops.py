@@ -43,6 +43,19 @@ def _float_of(t: Tensor) -> Tensor:
     return t if _is_float(t) else t.to(_C._get_default_dtype())
 
 
+def _promoted(input: Any, other: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
+    """input and other (tensors or numbers) as tensors of torch's result dtype for the pair (a 0-d
+    tensor or a number joins by category only); with ``floating``, an integral result dtype becomes
+    the default floating dtype, as torch's float ops (xlogy, logaddexp2, ldexp) compute."""
+    dt = _C.result_type(input, other)
+    if floating and not dt.is_floating_point:
+        dt = _C._get_default_dtype()
+    device = (input if isinstance(input, Tensor) else other).device
+    from .creation import tensor
+    return tuple(v.to(dt) if isinstance(v, Tensor) else tensor(v, dtype=dt, device=device)  # type: ignore[return-value]
+                 for v in (input, other))
+
+
 def _check_tensor(x: Any, fn: str, name: str = "input") -> None:
     if not isinstance(x, Tensor):
         raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(x).__name__}")
@@ -149,8 +162,24 @@ def signbit(input: Tensor) -> Tensor:
 
 # ---- elementwise composites ------------------------------------------------------------------------
 
+def _integral_value(value: Any, *ts: Tensor) -> Any:
+    """torch takes addcmul's value in the integer result's type: 1.5 counts as 1 for int64 tensors."""
+    dt = ts[0].dtype
+    for t in ts[1:]:
+        dt = _C.promote_types(dt, t.dtype)
+    if dt.is_floating_point or dt == _BOOL or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value
+    from ._dtype_info import iinfo
+    info = iinfo(dt)
+    # torch's range check: a float must fit the type; an int may wrap below (-1 into uint8) but not above
+    if value > info.max or (isinstance(value, float) and value < info.min):
+        raise RuntimeError(f"value cannot be converted to type {dt.name}_t without overflow")
+    return int(value)
+
+
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
+    value = _integral_value(value, input, tensor1, tensor2)
     prod = tensor1 * tensor2
     return input + (prod * value if value != 1 else prod)
 
@@ -166,6 +195,7 @@ def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) 
 
 def _addcmul_(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """In-place addcmul: self += value * tensor1 * tensor2; returns self."""
+    value = _integral_value(value, self, tensor1, tensor2)
     prod = tensor1 * tensor2
     return self.add_(prod * value if value != 1 else prod)
 
@@ -205,13 +235,15 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
 
 def ldexp(input: Tensor, other: Tensor) -> Tensor:
     """``input * 2 ** other`` (a floating result)."""
-    two = _C.full([], 2.0, dtype=input.dtype if _is_float(input) else _C._get_default_dtype(), device=input.device)
-    return _float_of(input) * two.pow(other)
+    x, e = _promoted(input, other, floating=True)  # both in the pair's (floating) result dtype, as torch
+    return x * e.__rpow__(2.0)
 
 
 def logaddexp2(input: Tensor, other: Tensor) -> Tensor:
     """``log2(2 ** input + 2 ** other)``, computed stably: max + log2(1 + 2 ** -|input - other|)."""
-    a, b = _float_of(input), _float_of(other)
+    if not _C.result_type(input, other).is_floating_point:
+        raise NotImplementedError(f'"logaddexp2_cpu" not implemented for \'{_torch_name(_C.result_type(input, other))}\'')
+    a, b = _promoted(input, other)
     m = a.maximum(b)
     d = (a - b).abs()
     out = m + (-d).exp2().log1p() * (1.0 / math.log(2.0))
@@ -229,14 +261,7 @@ def logit(input: Tensor, eps: Any = None) -> Tensor:
 
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where ``input`` is 0 (unless ``other`` is NaN), as torch.xlogy."""
-    if not isinstance(input, Tensor):
-        input = _as_tensor(input, other)
-    if not isinstance(other, Tensor):
-        other = _as_tensor(other, input)
-    x, y = _float_of(input), _float_of(other)
-    if x.dtype != y.dtype:
-        dt = _C.promote_types(x.dtype, y.dtype)
-        x, y = x.to(dt), y.to(dt)
+    x, y = _promoted(input, other, floating=True)
     # x * log(y) is already 0 where x == 0 and log(y) is finite; the mask covers only the points where
     # that product is NaN (log(y) infinite or NaN for y <= 0), so the x-gradient stays log(y) as torch's.
     out = x * y.log()
@@ -252,6 +277,21 @@ def sinc(input: Tensor) -> Tensor:
     return _C.where(zero, x * 0 + 1, px.sin() / px)
 
 
+_NO_ARG = object()
+
+
+def where(condition: Tensor, input: Any = _NO_ARG, other: Any = _NO_ARG) -> Any:
+    """``input`` where ``condition`` holds, else ``other`` (either may be a number); with the
+    condition alone, its nonzero indices as a tuple (``nonzero(as_tuple=True)``), as torch.where."""
+    if input is _NO_ARG and other is _NO_ARG:
+        return condition.nonzero(as_tuple=True)
+    if input is _NO_ARG or other is _NO_ARG:
+        raise TypeError("where() takes a condition alone, or a condition, input and other")
+    if isinstance(condition, Tensor) and condition.dtype == _C.dtype.uint8:
+        condition = condition.to(_BOOL)  # torch still takes a uint8 condition (deprecated there)
+    return _C.where(condition, input, other)
+
+
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where input < 0, ``values`` where input == 0, 1 where input > 0 (same dtypes required)."""
     _check_tensor(values, "heaviside", "values")
@@ -264,9 +304,11 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def nextafter(input: Tensor, other: Tensor) -> Tensor:
     """The next floating value after ``input`` towards ``other``. Computed by numpy on the host
     (a bit-level operation; the result is copied back to ``input``'s device); no gradient."""
-    if input.dtype != other.dtype or not _is_float(input):
-        raise RuntimeError(f"nextafter: expected two floating tensors of one dtype, got {input.dtype.name} and "
-                           f"{other.dtype.name}")
+    _check_tensor(other, "nextafter", "other")
+    input, other = _promoted(input, other)  # the pair's result dtype, as torch (a 0-d tensor by category)
+    if not _is_float(input) or input.dtype == _C.dtype.bfloat16:
+        raise NotImplementedError(f'"nextafter_cpu" not implemented for \'{_torch_name(input.dtype)}\'')
+    _C.broadcast_shapes(input.shape, other.shape)  # torch's error (a RuntimeError) for shapes that do not broadcast
     a, b = np.broadcast_arrays(input.detach().cpu().numpy(), other.detach().cpu().numpy())
     return _C.from_numpy(np.array(np.nextafter(a, b), order="C"))._to_device(input.device)
 
@@ -283,11 +325,11 @@ def frexp(input: Tensor) -> tuple[Tensor, Tensor]:
 
 def gcd(input: Tensor, other: Tensor) -> Tensor:
     """Greatest common divisor of integer tensors (non-negative; gcd(0, 0) = 0)."""
-    for t in (input, other):
-        if _is_float(t) or t.dtype == _BOOL:
-            raise NotImplementedError(f'"gcd_cpu" not implemented for \'{_torch_name(t.dtype)}\'')
-    a, b = input.abs(), other.abs()
-    a, b = a + b * 0, b + a * 0  # broadcast, and promote to one dtype
+    a, b = _promoted(input, other)  # both in the pair's result dtype first (uint8 wraps a negative 0-d int)
+    if _is_float(a) or a.dtype == _BOOL:
+        raise NotImplementedError(f'"gcd_cpu" not implemented for \'{_torch_name(a.dtype)}\'')
+    a, b = a.abs(), b.abs()
+    a, b = a + b * 0, b + a * 0  # broadcast
     while bool((b != 0).any()):
         nz = b != 0
         r = a.remainder(_C.where(nz, b, b * 0 + 1))
@@ -401,7 +443,8 @@ def renorm(input: Tensor, p: float, dim: int, maxnorm: float) -> Tensor:
     others = [d for d in range(input.ndim) if d != dim]
     norms = vector_norm(input, p, dim=others, keepdim=True) if others else input.abs()
     # torch: factor = maxnorm / (norm + 1e-7) where norm > maxnorm, else 1 (not differentiated through the mask)
-    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), norms * 0 + 1)
+    # (1.0, not norms * 0 + 1: a NaN norm leaves its slice as it is, as torch)
+    factor = _C.where(norms > maxnorm, maxnorm / (norms + 1e-7), 1.0)
     return input * factor
 
 
@@ -409,8 +452,10 @@ def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
         aweights: Tensor | None = None) -> Tensor:
     """Covariance of the rows (variables) of a 1-D or 2-D ``input`` over its columns (observations)."""
     if input.ndim > 2:
-        raise ValueError(f"cov(): expected input to have two or fewer dimensions but got an input with "
-                         f"{input.ndim} dimensions")
+        raise RuntimeError(f"cov(): expected input to have two or fewer dimensions but got an input with "
+                           f"{input.ndim} dimensions")
+    if input.dtype == _BOOL:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
     x = _float_of(input)
     x = x.reshape(1, -1) if x.ndim < 2 else x
     n = x.shape[1]
@@ -761,7 +806,7 @@ __all__ = [
     *ALIASES.keys(), "subtract", "positive", "concat", "concatenate", "clamp_min", "clamp_max",
     "is_floating_point", "is_complex", "is_nonzero", "isreal", "is_same_size", "signbit", "addcmul", "addcdiv",
     "deg2rad", "rad2deg", "float_power", "ldexp", "logaddexp2", "logit", "xlogy", "sinc", "heaviside",
-    "nextafter", "frexp", "gcd", "lcm", "diff", "trapezoid", "trapz", "cumulative_trapezoid", "dist", "renorm",
+    "nextafter", "frexp", "gcd", "lcm", "where", "diff", "trapezoid", "trapz", "cumulative_trapezoid", "dist", "renorm",
     "cov", "corrcoef", "quantile", "nanquantile", "diagflat", "logspace", "vander", "unravel_index",
     "combinations", "index_reduce", "put", "chain_matmul", "normal", "multinomial", "poisson",
     "cosine_similarity", "pairwise_distance", "pdist", "fill", "set_default_dtype",

@@ -40,10 +40,25 @@ _UNARY += [n for n in _MATH if n not in _UNARY]
 __all__ = list(_UNARY) + ["t", "is_tensor", "numel"]
 
 
+# torch's arithmetic takes a number as its first operand (torch.pow(2, t), torch.sub(1, t)): the number
+# joins as a 0-d tensor of the pair's result dtype, which promotes as the number would.
+_NUMBER_FIRST = {"add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide",
+                 "remainder", "pow"}
+
+
 def _make(name: str):
     method = getattr(Tensor, name, None)
 
     def fn(input: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(input, Tensor):
+            other = args[0] if args else None
+            if name in _NUMBER_FIRST and isinstance(input, (int, float, bool)) and isinstance(other, Tensor):
+                # (a bool stays bool for sub, whose refusal of bool operands is torch's)
+                bool_sub = isinstance(input, bool) and name in ("sub", "subtract")
+                dt = _C.dtype.bool if bool_sub else _C.result_type(input, other)
+                input = _C.full([], input, dtype=dt, device=other.device)
+            else:
+                raise TypeError(f"{name}(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
         return getattr(input, name)(*args, **kwargs)
 
     fn.__name__ = name

@@ -31,6 +31,10 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain the "
                            f"same number of dims as destination ({dst} dims)")
     n = input.ndim
+    if n == 0:  # a 0-d tensor's only dims are 0 and -1 (torch's rule), and moving them changes nothing
+        for d in src + dst:
+            _wrap(d, 1)
+        return input.view(())
     src = [_wrap(d, n) for d in src]
     dst = [_wrap(d, n) for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
@@ -352,6 +356,8 @@ def searchsorted(sorted_sequence: Tensor, input: Any, *, out_int32: bool = False
     else:
         s = seq.unsqueeze(-2)  # (..., 1, N) against values (..., M, 1)
         below = (s <= values.unsqueeze(-1)) if right else (s < values.unsqueeze(-1))
+    if values.dtype.is_floating_point:
+        below = below | values.isnan().unsqueeze(-1)  # a NaN value goes after every boundary, as torch's search
     out = below.sum(-1)
     return out.to(_C.dtype.int64) if not out_int32 else out
 

@@ -87,6 +87,8 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
     """The ``k``-th smallest element (1-based) along ``dim`` and its index."""
     d = _wrap(dim, input.ndim)
     size = input.shape[d] if input.ndim else 1
+    if input.dtype == _C.dtype.bool:
+        raise NotImplementedError('"kthvalue_cpu" not implemented for \'Bool\'')
     if size == 0:
         raise IndexError(f"kthvalue(): Expected reduction dim {d} to have non-zero size.")
     if not 1 <= k <= size:
@@ -99,6 +101,10 @@ def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> kth
 
 
 def _median_at(input: Tensor, dim: Any, keepdim: bool, ignore_nan: bool, result: type, fn: str) -> Any:
+    if input.dtype == _C.dtype.bool:
+        raise NotImplementedError(f'"{fn}_cpu" not implemented for \'Bool\'')
+    if dim is None and input.numel() == 0 and input.dtype.is_floating_point:
+        return _C.full([], float("nan"), dtype=input.dtype)._to_device(input.device)  # torch's empty median
     x = input.reshape(-1) if dim is None else input
     d = 0 if dim is None else _wrap(dim, input.ndim)
     if x.ndim == 0:
@@ -716,8 +722,8 @@ def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     nz = _native_nonzero(input)
     if not as_tuple:
         return nz
-    if input.ndim == 0:
-        return (nz.reshape(-1),)
+    if input.ndim == 0:  # one index (0) per nonzero element, as torch: (tensor([0]),) or (tensor([]),)
+        return (_C.zeros([nz.shape[0]], dtype=nz.dtype)._to_device(input.device),)
     return tuple(nz.select(1, k) for k in range(input.ndim))
 
 

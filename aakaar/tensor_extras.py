@@ -246,7 +246,8 @@ def _igamma_np(a: np.ndarray, x: np.ndarray, upper: bool) -> np.ndarray:
         out[~bad & (a == 0)] = upper_val                  # a = 0 (x > 0): P = 1
         out[~bad & (x == 0) & (a > 0)] = lower_val        # x = 0: P = 0
         out[~bad & np.isinf(a) & (a > 0) & ~np.isinf(x)] = lower_val
-        out[~bad & np.isinf(x) & (a > 0)] = upper_val
+        out[~bad & np.isinf(x) & (a > 0) & ~np.isinf(a)] = upper_val  # inf against inf stays NaN
+        out[np.isnan(a) & (x == 0)] = lower_val           # torch tests x = 0 before a NaN a
         rest = ~bad & (a > 0) & (x > 0) & np.isfinite(a) & np.isfinite(x)
         series = rest & ((x <= 1) | (x <= a))
         frac = rest & ~series
@@ -268,7 +269,9 @@ class _IGamma(Function):
         dt = _C.promote_types(a.dtype, x.dtype)
         ctx.save_for_backward(a, x)
         ctx.upper = upper
-        value = _igamma_np(_host(a), _host(x), upper)
+        # numpy has no bfloat16: the host computes in float64 whatever the dtype, then rounds once.
+        ha, hx = (_host(t.double()) for t in (a, x))
+        value = _igamma_np(ha, hx, upper)
         return _from_host(value, dt, x.device)
 
     @staticmethod
@@ -285,9 +288,12 @@ def _igamma_args(input: Any, other: Any, fn: str) -> tuple[Tensor, Tensor]:
     for name, v in (("input", input), ("other", other)):
         if not isinstance(v, Tensor):
             raise TypeError(f"{fn}(): argument '{name}' must be Tensor, not {type(v).__name__}")
-        if not v.dtype.is_floating_point:
-            raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{v.dtype.name}'")
-    return input, other
+    # torch promotes the pair (a 0-d tensor by category) and computes in a floating result dtype only.
+    _C.broadcast_shapes(input.shape, other.shape)  # torch's error (a RuntimeError) for shapes that do not broadcast
+    dt = _C.result_type(input, other)
+    if not dt.is_floating_point:
+        raise NotImplementedError(f"\"{fn}_cpu\" not implemented for '{dt.name}'")
+    return input.to(dt), other.to(dt)
 
 
 def igamma(input: Tensor, other: Tensor) -> Tensor:

@@ -106,10 +106,18 @@ AK_HD T wrap_mul(T a, T b) {
   return static_cast<T>(static_cast<U>(static_cast<P>(static_cast<U>(a)) * static_cast<P>(static_cast<U>(b))));
 }
 
-// base ** exp for integers (exp >= 0; the op refuses negative ones), by squaring,
-// wrapping around like the integer type does (with defined arithmetic).
+// base ** exp for integers, by squaring, wrapping around like the integer type does (with
+// defined arithmetic). A negative exponent gives PyTorch's answer, 1 / base^-exp truncated
+// towards zero: 1 for base 1, +-1 for base -1 (by the exponent's parity), 0 otherwise.
 template <typename T>
 AK_HD T int_pow(T base, T exp) {
+  if constexpr (std::is_signed_v<T>) {
+    if (exp < 0) {
+      if (base == 1) return 1;
+      if (base == -1) return (exp & 1) ? static_cast<T>(-1) : static_cast<T>(1);
+      return 0;
+    }
+  }
   T result = 1;
   while (exp > 0) {
     if (exp & 1) result = wrap_mul(result, base);

@@ -170,13 +170,8 @@ void check_int_divisor(BinaryOp op, DType dt, const TensorPtr& b, const Shape& r
     AK_CHECK(!any_true(zero), RuntimeError,
              "ZeroDivisionError: integer ", op_name(op), " by zero");
   }
-  // A negative integer exponent is refused, as numpy refuses it (PyTorch refuses a negative
-  // number but computes a tensor of them, truncating 1 / base^-e to 0: 2 ** -1 == 0 there).
-  if (op == BinaryOp::Pow && dt != DType::UInt8) {
-    TensorPtr neg = binary_scalar(BinaryOp::Lt, b, Scalar::from_int(0), false);
-    AK_CHECK(!any_true(neg), ValueError,
-             "integers to negative integer powers are not allowed");
-  }
+  // A tensor of negative integer exponents is computed, as PyTorch does (int_pow truncates
+  // 1 / base^-e: 2 ** -1 == 0); only a negative *number* is refused (binary_scalar).
 }
 
 bool can_cast(DType from, DType to) {
@@ -205,11 +200,18 @@ TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b) {
 }
 // [[/book:binary_op]]
 
-TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse) {
-  check_bool_sub(op, a->dtype, b.kind == Scalar::Kind::Bool ? DType::Bool : a->dtype);
-  AK_CHECK(!(op == BinaryOp::Pow && !reverse && !is_floating(a->dtype) && b.kind == Scalar::Kind::Int && b.i < 0),
-           ValueError, "integers to negative integer powers are not allowed (", dtype_name(a->dtype), " tensor ** ",
+void check_scalar_operand(BinaryOp op, DType a, const Scalar& b) {
+  check_bool_sub(op, a, b.kind == Scalar::Kind::Bool ? DType::Bool : a);
+  AK_CHECK(!(op == BinaryOp::Pow && !is_floating(a) && b.kind == Scalar::Kind::Int && b.i < 0),
+           ValueError, "integers to negative integer powers are not allowed (", dtype_name(a), " tensor ** ",
            b.i, ")");
+}
+
+TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse) {
+  if (reverse)
+    check_bool_sub(op, a->dtype, b.kind == Scalar::Kind::Bool ? DType::Bool : a->dtype);
+  else
+    check_scalar_operand(op, a->dtype, b);
   // An integer tensor that a float number (or true division) makes a 16-bit default dtype is
   // converted first, as PyTorch's common dtype is: the number then meets it as below.
   if (!is_floating(a->dtype) && is_reduced_float(default_dtype()) &&
@@ -513,7 +515,9 @@ TensorPtr unary(UnaryOp op, const TensorPtr& t, UnaryParams p) {
 void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!is_predicate(op), TypeError, "a predicate (isnan, isinf, ...) has no in-place form");
   if (op > UnaryOp::Erf && unary_math_precheck(op, t)) return;  // nan_to_num_ of integers: nothing to change
-  if (is_reduced_float(t->dtype) && op != UnaryOp::LogicalNot) return copy_(t, unary(op, t, p));
+  // logical_not_ of a non-bool tensor writes 1s and 0s in its own dtype, as PyTorch's does.
+  if (op == UnaryOp::LogicalNot && t->dtype != DType::Bool) return copy_(t, unary(op, t, p));
+  if (is_reduced_float(t->dtype)) return copy_(t, unary(op, t, p));
   if (autograd::inplace_needs_history(t, {}))
     return autograd::inplace_with_history(t, "unary op", [&] { return unary(op, clone(t), p); });
   AK_CHECK(!(needs_float(op) && !is_floating(t->dtype)), TypeError,
@@ -522,8 +526,6 @@ void unary_(UnaryOp op, const TensorPtr& t, UnaryParams p) {
   AK_CHECK(!(fractional_clamp(op, p) && !is_floating(t->dtype)),
            TypeError, "clamp_: a fractional, infinite or NaN bound (", p.has_a ? p.a : p.b, ") gives a float result, "
            "which can't be cast to the ", dtype_name(t->dtype), " tensor written in place");
-  AK_CHECK(op != UnaryOp::LogicalNot || t->dtype == DType::Bool, TypeError,
-           "logical_not_ needs a bool tensor, got ", dtype_name(t->dtype));
   check_no_internal_overlap(t, "in-place unary op");
   backend(t->device()).unary(op, *t, *t, p);
   t->storage->bump_version();

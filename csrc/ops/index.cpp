@@ -388,11 +388,13 @@ TensorPtr cat(const std::vector<TensorPtr>& ts, int64_t dim) {
   std::vector<TensorPtr> parts;
   for (const auto& t : ts)
     if (!(t->ndim() == 1 && t->shape[0] == 0)) parts.push_back(t);
-  if (parts.empty()) return clone(ts[0]);
+  // ... but their dtypes still join the result's (cat([int64 x, float64 empty]) is float64).
+  DType dt = ts[0]->dtype;
+  for (const auto& t : ts) dt = promote_types(dt, t->dtype);
+  if (parts.empty()) return to_dtype(clone(ts[0]), dt);
   const TensorPtr& first = parts[0];
   AK_CHECK(first->ndim() > 0, ValueError, "cat: zero-dimensional tensor cannot be concatenated");
   dim = first->wrap_dim(dim);
-  DType dt = first->dtype;
   Shape shape = first->shape;
   shape[dim] = 0;
   for (size_t i = 0; i < parts.size(); ++i) {

@@ -69,6 +69,9 @@ void fill_(const TensorPtr& dst, Scalar value);
 DType result_type(const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary(BinaryOp op, const TensorPtr& a, const TensorPtr& b);
 TensorPtr binary_scalar(BinaryOp op, const TensorPtr& a, Scalar b, bool reverse);
+// tensor OP number's refusals, as PyTorch's (a bool number in a subtraction, an integer tensor to
+// a negative integer power): shared by the out-of-place and in-place roads.
+void check_scalar_operand(BinaryOp op, DType a, const Scalar& b);
 void binary_(BinaryOp op, const TensorPtr& self, const TensorPtr& other);  // self = self op other
 // a + alpha * b or a - alpha * b (torch.add/sub's alpha; op is Add or Sub). Floating CPU
 // tensors outside the autograd graph take one fused pass; everything else is the

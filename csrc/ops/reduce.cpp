@@ -63,12 +63,23 @@ TensorPtr in_float32(const TensorPtr& t, F f) {
 TensorPtr reduce(ReduceOp op, const TensorPtr& t, std::optional<DimList> dims, bool keepdim) {
   if (is_reduced_float(t->dtype) && op != ReduceOp::All && op != ReduceOp::Any)
     return in_float32(t, [&](const TensorPtr& x) { return reduce(op, x, dims, keepdim); });
+  if ((op == ReduceOp::All || op == ReduceOp::Any) && t->dtype == DType::UInt8)
+    // PyTorch's legacy rule: all/any of a uint8 tensor is a uint8 tensor (of 0s and 1s).
+    return to_dtype(reduce(op, to_dtype(t, DType::Bool), std::move(dims), keepdim), DType::UInt8);
+  if ((op == ReduceOp::All || op == ReduceOp::Any) && dims && dims->empty()) {
+    // all/any over an empty dim list reduce nothing (sum's empty list reduces every dim), as PyTorch.
+    TensorPtr b = to_dtype(t, DType::Bool);
+    return b == t ? clone(t) : b;
+  }
   const auto mask = reduced_mask(t, dims);
-  if (op == ReduceOp::Max || op == ReduceOp::Min)
-    // Every reduced dim must be non-empty, even when the result is empty (PyTorch's rule).
-    AK_CHECK(reduced_count(t, mask) > 0, RuntimeError,
-             reduce_name(op), "(): cannot reduce over a zero-size dimension of a tensor of shape ",
-             shape_str(t->shape), " (max and min have no identity)");
+  if ((op == ReduceOp::Max || op == ReduceOp::Min) && reduced_count(t, mask) == 0) {
+    // Every reduced dim must be non-empty, even when the result is empty (PyTorch's rule). PyTorch's
+    // classes: an IndexError for a named dim, a RuntimeError for the whole tensor.
+    const std::string msg = str(reduce_name(op), "(): cannot reduce over a zero-size dimension of a tensor of shape ",
+                                shape_str(t->shape), " (max and min have no identity)");
+    if (dims && !dims->empty()) throw IndexError(msg);
+    throw RuntimeError(msg);
+  }
   TensorPtr in = t;
   DType out_dt = t->dtype;
   if (op == ReduceOp::All || op == ReduceOp::Any) {
@@ -177,6 +188,11 @@ std::pair<TensorPtr, TensorPtr> max_dim(const TensorPtr& t, int64_t dim, bool ke
 }
 
 TensorPtr argmax(const TensorPtr& t, std::optional<int64_t> dim, bool keepdim, bool is_max) {
+  // PyTorch's refusals and their classes: bool input, and a whole-tensor argmax of nothing.
+  const char* name = is_max ? "argmax" : "argmin";
+  AK_CHECK(t->dtype != DType::Bool, RuntimeError, name, "(): does not support bool input");
+  AK_CHECK(dim || t->numel() > 0, IndexError, name,
+           "(): Expected reduction dim to be specified for input.numel() == 0.");
   if (!dim) {
     TensorPtr idx = max_dim(reshape(t, {-1}), 0, false, is_max).second;
     return keepdim ? reshape(idx, Shape(t->ndim(), 1)) : idx;

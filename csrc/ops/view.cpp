@@ -258,7 +258,7 @@ TensorPtr flatten(const TensorPtr& t, int64_t start, int64_t end) {
 }
 
 TensorPtr unflatten(const TensorPtr& t, int64_t dim, Shape sizes) {
-  check_has_dims(t, "unflatten");
+  AK_CHECK(t->ndim() > 0, RuntimeError, "unflatten() cannot be applied to a 0-d tensor (it has no dims)");  // torch's class
   dim = t->wrap_dim(dim);
   sizes = infer_shape(sizes, t->shape[dim]);
   Shape shape(t->shape.begin(), t->shape.begin() + dim);

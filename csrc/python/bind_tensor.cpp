@@ -40,6 +40,8 @@ double variance_correction(py::handle unbiased, py::handle correction, const cha
 }
 
 TensorPtr inplace_op(BinaryOp op, const TensorPtr& a, py::handle other) {
+  if (!py::isinstance<Tensor>(other))
+    if (auto s = as_scalar(other)) ops::check_scalar_operand(op, a->dtype, *s);
   if (is_reduced_float(a->dtype) && !py::isinstance<Tensor>(other))
     if (auto s = as_scalar(other); s && s->kind == Scalar::Kind::Float) {
       // float16 *= 0.1: the number joins the float32 computation unrounded, as out of place.
@@ -574,7 +576,10 @@ void bind_tensor_methods(py::module_& m, py::class_<Tensor, TensorPtr>& cls) {
          py::arg("correction") = py::none(),
          "Standard deviation: sqrt of var (same arguments); its gradient is 0 where the deviation is 0.")
       .def("logsumexp", [](const TensorPtr& t, py::object dim, bool keepdim) {
-        return ops::logsumexp(t, *to_dims(dim), keepdim);
+        // dim is required, as in torch (None is a TypeError there, not "every dim").
+        const auto dims = to_dims(dim);
+        if (!dims) throw TypeError("logsumexp(): argument 'dim' must be tuple of ints, not NoneType");
+        return ops::logsumexp(t, *dims, keepdim);
       }, py::arg("dim"), py::arg("keepdim") = false, "log(sum(exp(x))) over dim, computed stably by shifting by the maximum.")
       .def("softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, false); }, py::arg("dim"), "exp(x) / sum(exp(x)) along dim, computed stably (max subtracted first).")
       .def("log_softmax", [](const TensorPtr& t, int64_t dim) { return ops::softmax(t, dim, true); }, py::arg("dim"), "log(softmax(x)) along dim, computed stably.")

@@ -37,6 +37,8 @@ std::optional<Scalar> as_scalar(py::handle h) {
 }
 
 Scalar to_scalar(py::handle h, const char* what) {
+  // A 0-d tensor is a number wherever PyTorch's signature asks for one (arange(t.sum()), full(s, t)).
+  if (py::isinstance<Tensor>(h) && h.cast<TensorPtr>()->ndim() == 0) return to_scalar(h.attr("item")(), what);
   auto s = as_scalar(h);
   if (!s) throw TypeError(str(what, ": expected a number (bool, int or float), got ", std::string(py::str(h.get_type().attr("__name__")))));
   return *s;

@@ -126,13 +126,24 @@ def test_float_to_integer_conversion_out_of_range_matches_torch(src, dst):
     _same(a, t)
 
 
-def test_negative_integer_powers_are_refused_as_numpy_does():
-    # A documented divergence (fuzz_torch_math._negative_power_refusal): torch computes 2 ** -1 == 0.
-    assert (torch.tensor([2]) ** torch.tensor([-1])).tolist() == [0]
-    with pytest.raises(ValueError, match="negative integer powers"):
-        ak.tensor([2]) ** ak.tensor([-1])
-    with pytest.raises(ValueError, match="negative integer powers"):
-        ak.tensor([True]) ** ak.tensor([-1], dtype=ak.int8)
+@pytest.mark.parametrize("dtype", ["int8", "int16", "int32", "int64"])
+def test_negative_integer_exponent_tensors_as_torch(dtype):
+    # torch computes a tensor of negative exponents (1 / base^-e truncated: 2 ** -1 == 0, (-1) ** -3 == -1)
+    # and refuses only a negative number.
+    base = [2, -1, 1, 0, -1, 3, -2, 1]
+    exp = [-1, -3, -5, -1, -2, 0, -127, 2]
+    a, b = ak.tensor(base, dtype=getattr(ak, dtype)), ak.tensor(exp, dtype=getattr(ak, dtype))
+    t, u = torch.tensor(base, dtype=getattr(torch, dtype)), torch.tensor(exp, dtype=getattr(torch, dtype))
+    _same(a ** b, t ** u)
+    _same(ak.pow(a, b), torch.pow(t, u))
+    _same(a.clone().pow_(b), t.clone().pow_(u))
+    _same(ak.tensor([True, False]) ** b[:2], torch.tensor([True, False]) ** u[:2])
+    _same(1 ** b, 1 ** u)
+    _same(a ** ak.tensor(-1), t ** torch.tensor(-1))
+    with pytest.raises(RuntimeError):
+        torch.tensor([2]) ** -1
+    with pytest.raises(RuntimeError, match="negative integer powers"):
+        ak.tensor([2]) ** -1
 
 
 # ---- sorting and scans ----
