@@ -5,6 +5,7 @@ their exception classes are torch's."""
 from __future__ import annotations
 
 import math
+import warnings
 
 import pytest
 import torch
@@ -46,13 +47,23 @@ def test_out_writes_resizes_and_checks_dtype_as_torch(call, out_dtype, out_shape
     ak_out = ak.zeros(out_shape, dtype=getattr(ak, out_dtype))
     torch_out = torch.zeros(out_shape, dtype=getattr(torch, out_dtype))
     try:
-        want = CALLS[call](torch, t, u, torch_out)
+        want, torch_warned = _resize_warned(lambda: CALLS[call](torch, t, u, torch_out))
     except Exception:  # noqa: BLE001
         raises_like(lambda: CALLS[call](ak, a, b, ak_out), lambda: CALLS[call](torch, t, u, torch_out))
         return
-    got = CALLS[call](ak, a, b, ak_out)
+    got, ak_warned = _resize_warned(lambda: CALLS[call](ak, a, b, ak_out))
     assert got is ak_out and want is torch_out
     same(ak_out, torch_out)
+    assert ak_warned == torch_warned, "resizing a non-empty out warns exactly when torch's does"
+
+
+def _resize_warned(fn):
+    """fn()'s result, and whether it warned that it resized its output (as torch does for a
+    non-empty out of another shape)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = fn()
+    return result, any("resized" in str(w.message) for w in caught)
 
 
 @pytest.mark.parametrize("name,args", [("max", (1,)), ("min", (0, True)), ("sort", (1,)), ("topk", (2,)),
