@@ -8,7 +8,7 @@ import torch
 
 import aakaar as ak
 
-from torch_parity_helpers import DTYPES, pair, raises_like, same
+from torch_parity_helpers import DTYPES, pair, raises_like, same, same_or_raises_like
 
 
 # ---- promotion of the float composites and integer ops ---------------------------------------------
@@ -112,6 +112,8 @@ def test_cat_promotes_with_a_skipped_empty_1d_tensor(da, db, shape):
     same(ak.cat([e, e]), torch.cat([u, u]))
 
 
+# torch (the reference) warns that a uint8 condition is deprecated; nothing to act on here
+@pytest.mark.filterwarnings("ignore:where received a uint8 condition")
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float32"])
 def test_where_with_the_condition_alone_and_a_uint8_condition(dtype):
     a, t = pair(dtype, (3, 4))
@@ -130,12 +132,7 @@ def test_nonzero_as_tuple_of_a_0d_tensor(value):
 @pytest.mark.parametrize("src,dst", [(0, -1), (-1, 0), ((0,), (0,)), (1, 0)])
 def test_movedim_of_a_0d_tensor(src, dst):
     a, t = ak.tensor(1.5), torch.tensor(1.5)
-    try:
-        want = torch.movedim(t, src, dst)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: ak.movedim(a, src, dst), lambda: torch.movedim(t, src, dst))
-        return
-    same(ak.movedim(a, src, dst), want)
+    same_or_raises_like(lambda: ak.movedim(a, src, dst), lambda: torch.movedim(t, src, dst))
 
 
 @pytest.mark.parametrize("sections", [3, [1], ak.tensor(2)])
@@ -149,14 +146,7 @@ def test_tensor_split_of_a_0d_tensor(sections):
 @pytest.mark.parametrize("dtype", ["uint8", "int64", "float16", "float32"])
 def test_number_as_the_first_operand(op, number, dtype):
     a, t = pair(dtype, (3, 4))
-    if op == "pow" and dtype == "int64":  # negative integer exponents: aakaar's documented refusal
-        a, t = a.abs(), t.abs()
-    try:
-        want = getattr(torch, op)(number, t)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: getattr(ak, op)(number, a), lambda: getattr(torch, op)(number, t))
-        return
-    same(getattr(ak, op)(number, a), want)
+    same_or_raises_like(lambda: getattr(ak, op)(number, a), lambda: getattr(torch, op)(number, t))
 
 
 @pytest.mark.parametrize("op", ["exp", "maximum", "atan2"])
@@ -170,12 +160,7 @@ def test_number_first_where_torch_wants_a_tensor(op):
 @pytest.mark.parametrize("dtype,shape", [("float32", (0,)), ("float64", (2, 0)), ("bool", (3,)), ("bool", ())])
 def test_median_of_empty_and_bool_tensors(fn, dtype, shape):
     a, t = pair(dtype, shape)
-    try:
-        want = getattr(torch, fn)(t)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: getattr(ak, fn)(a), lambda: getattr(torch, fn)(t))
-        return
-    same(getattr(ak, fn)(a), want)
+    same_or_raises_like(lambda: getattr(ak, fn)(a), lambda: getattr(torch, fn)(t))
 
 
 @pytest.mark.parametrize("da", ["bool", "uint8", "int64", "float16", "float32", "float64"])
@@ -185,12 +170,7 @@ def test_nextafter_and_logaddexp2_dtypes(da, db, b_shape):
     a, t = pair(da, (3, 4))
     b, u = pair(db, b_shape)
     for op in ("nextafter", "logaddexp2"):
-        try:
-            want = getattr(torch, op)(t, u)
-        except Exception:  # noqa: BLE001
-            raises_like(lambda: getattr(ak, op)(a, b), lambda: getattr(torch, op)(t, u))
-            continue
-        same(getattr(ak, op)(a, b), want)
+        same_or_raises_like(lambda: getattr(ak, op)(a, b), lambda: getattr(torch, op)(t, u))
 
 
 @pytest.mark.parametrize("dtype", ["uint8", "int64", "float32"])
@@ -215,12 +195,7 @@ def test_unflatten_of_a_0d_tensor():
 @pytest.mark.parametrize("op,number", [("pow_", -3), ("pow_", 2), ("sub_", True), ("sub_", 1), ("add_", True)])
 def test_in_place_with_a_number_refuses_as_out_of_place(dtype, op, number):
     a, t = pair(dtype, (3, 4))
-    try:
-        want = getattr(t.clone(), op)(number)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: getattr(a.clone(), op)(number), lambda: getattr(t.clone(), op)(number))
-        return
-    same(getattr(a.clone(), op)(number), want)
+    same_or_raises_like(lambda: getattr(a.clone(), op)(number), lambda: getattr(t.clone(), op)(number))
 
 
 @pytest.mark.parametrize("op", ["argmax", "argmin"])
@@ -228,12 +203,7 @@ def test_in_place_with_a_number_refuses_as_out_of_place(dtype, op, number):
 @pytest.mark.parametrize("shape,dim", [((3, 4), None), ((3, 4), 1), ((0,), None), ((0,), 0), ((2, 0), 0), ((), None)])
 def test_argmax_argmin_refusals_as_torch(op, dtype, shape, dim):
     a, t = pair(dtype, shape)
-    try:
-        want = getattr(torch, op)(t, dim)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: getattr(ak, op)(a, dim), lambda: getattr(torch, op)(t, dim))
-        return
-    same(getattr(ak, op)(a, dim), want)
+    same_or_raises_like(lambda: getattr(ak, op)(a, dim), lambda: getattr(torch, op)(t, dim))
 
 
 @pytest.mark.parametrize("call", [lambda m, x: m.kthvalue(x, 1)])
@@ -272,12 +242,7 @@ def test_refusal_classes_as_torch(call):
     lambda m: m.arange(m.tensor([3])), lambda m: m.full((2,), m.tensor([2.5])),
 ])
 def test_a_0d_tensor_where_a_number_is_asked(call):
-    try:
-        want = call(torch)
-    except Exception:  # noqa: BLE001
-        raises_like(lambda: call(ak), lambda: call(torch))
-        return
-    same(call(ak), want)
+    same_or_raises_like(lambda: call(ak), lambda: call(torch))
 
 
 @pytest.mark.parametrize("dtype", ["bool", "uint8", "int64", "float16", "float32"])
