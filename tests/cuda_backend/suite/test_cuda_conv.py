@@ -36,6 +36,16 @@ def _run(fn, arrays, dtype, device, upstream_seed=7):
     return [o.detach().cpu().numpy() for o in outs], grads
 
 
+def _tol(w: np.ndarray, dtype) -> dict:
+    """TOL, with float32's absolute part scaled by the largest value: the CPU's float32 3x3 layers
+    take Winograd's road (chapter 13b), whose rounding, like any sum that cancels, is relative to
+    the largest terms rather than to each result."""
+    tol = dict(TOL[dtype])
+    if dtype == aakaar.float32 and w.size:
+        tol["atol"] = max(tol["atol"], 2e-6 * float(np.abs(w).max()))
+    return tol
+
+
 def _compare(fn, arrays, dtype):
     got_out, got_grads = _run(fn, arrays, dtype, "cuda")
     want_out, want_grads = _run(fn, arrays, dtype, "cpu")
@@ -43,10 +53,10 @@ def _compare(fn, arrays, dtype):
         if w.dtype == np.int64:
             np.testing.assert_array_equal(g, w)
         else:
-            np.testing.assert_allclose(g, w, **TOL[dtype])
+            np.testing.assert_allclose(g, w, **_tol(w, dtype))
     for g, w in zip(got_grads, want_grads):
         if w is not None:
-            np.testing.assert_allclose(g, w, **TOL[dtype])
+            np.testing.assert_allclose(g, w, **_tol(w, dtype))
 
 
 def test_the_device_table_has_convolution_and_pooling():
