@@ -151,7 +151,8 @@ def _histogramdd(input: Tensor, bins: Any, range: Any, weight: Any, density: boo
             shape = [1] * D
             shape[d] = counts[d]
             volume = volume * np.diff(e).reshape(shape)
-        hist = (hist / hist.sum() / volume).astype(dt)
+        with np.errstate(divide="ignore", invalid="ignore"):  # empty or reversed bins: NaN/inf as torch, silently
+            hist = (hist / hist.sum() / volume).astype(dt)
     return (_from_host(hist, input.dtype, input.device),
             [_from_host(e, input.dtype, input.device) for e in edges])
 
